@@ -1,0 +1,203 @@
+"""Dice pools of d10 (DICE-1..9).
+
+A roll draws its faces from a :class:`DiceSource`: either :class:`RngDice`
+(a seeded numpy Generator, drawn in batches for speed) or :class:`ScriptedDice`
+(faces given by the caller: a Storyteller's physical dice or a test's fixed
+dice). Resolution is a pure function of the faces, so a roll replays exactly
+from its recorded faces.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from enum import Enum
+from typing import Protocol
+
+import numpy as np
+
+from vtm_sim.errors import DiceError
+
+MIN_DIFFICULTY = 2
+MAX_DIFFICULTY = 10
+DEFAULT_DIFFICULTY = 6
+
+
+class SpecialtyRule(Enum):
+    """How a specialty treats a 10 (DICE-5 variant ``specialty_rule``)."""
+
+    EXPLODE = "explode"  # 10 scores and adds one more die, which may explode again
+    DOUBLE = "double"  # published V20: 10 counts two successes
+
+
+class DiceSource(Protocol):
+    """Anything that hands out d10 faces in order."""
+
+    def faces(self, n: int) -> list[int]:
+        """Return the next ``n`` faces, each in 1..10."""
+        ...
+
+
+class RngDice:
+    """Faces drawn from a numpy Generator (DICE-9).
+
+    Faces are drawn in batches: one numpy call per ``batch`` dice costs far
+    less than one call per pool. The sequence is a pure function of the
+    generator's state, so the same seed gives the same faces in any process.
+    """
+
+    __slots__ = ("_batch", "_buf", "_i", "rng")
+
+    def __init__(self, rng: np.random.Generator, batch: int = 2048) -> None:
+        self.rng = rng
+        self._batch = batch
+        self._buf: list[int] = []
+        self._i = 0
+
+    def faces(self, n: int) -> list[int]:
+        i = self._i
+        if i + n > len(self._buf):
+            rest = self._buf[i:]
+            need = max(self._batch, n - len(rest))
+            self._buf = rest + self.rng.integers(1, 11, size=need, dtype=np.int16).tolist()
+            i = 0
+        self._i = i + n
+        return self._buf[i : i + n]
+
+
+class ScriptedDice:
+    """Faces supplied by the caller, used in order (DICE-9)."""
+
+    __slots__ = ("_faces", "_i", "label")
+
+    def __init__(self, faces: Iterable[int], label: str = "roll") -> None:
+        values = list(faces)
+        for f in values:
+            if not 1 <= f <= 10:
+                raise DiceError(f"{label}: face {f} is not a d10 face (expected 1..10)")
+        self._faces = values
+        self._i = 0
+        self.label = label
+
+    def faces(self, n: int) -> list[int]:
+        if self._i + n > len(self._faces):
+            have = len(self._faces) - self._i
+            raise DiceError(f"{self.label}: needs {n} more dice, only {have} faces given")
+        out = self._faces[self._i : self._i + n]
+        self._i += n
+        return out
+
+    @property
+    def remaining(self) -> int:
+        return len(self._faces) - self._i
+
+
+
+@dataclass(frozen=True, slots=True)
+class Roll:
+    """One roll of a dice pool and its outcome.
+
+    Attributes:
+        pool: dice in the pool after modifiers (0 or less: not rolled, DICE-7).
+        difficulty: target number after clamping to 2..10 (DICE-1).
+        faces: every face rolled, extra specialty dice included, in order.
+        successes: net successes (0 on a failure or a botch).
+        botch: no success and at least one 1 (DICE-4).
+        willpower: one automatic success was bought with Willpower (DICE-8).
+        specialty: the roll was covered by a specialty (DICE-5).
+        damage: a damage or soak roll (DICE-6): 1s do not cancel, no botch.
+    """
+
+    pool: int
+    difficulty: int
+    faces: tuple[int, ...]
+    successes: int
+    botch: bool
+    willpower: bool = False
+    specialty: bool = False
+    damage: bool = False
+
+    @property
+    def rolled(self) -> bool:
+        return self.pool > 0
+
+
+def clamp_difficulty(difficulty: int) -> int:
+    """DICE-1: difficulties are clamped to 2..10."""
+    if difficulty < MIN_DIFFICULTY:
+        return MIN_DIFFICULTY
+    if difficulty > MAX_DIFFICULTY:
+        return MAX_DIFFICULTY
+    return difficulty
+
+
+def count(
+    faces: Sequence[int],
+    difficulty: int,
+    *,
+    specialty: SpecialtyRule | None = None,
+    damage: bool = False,
+    willpower: bool = False,
+) -> tuple[int, bool]:
+    """Net successes and botch for given faces (the pure part of a roll).
+
+    ``faces`` must already include any exploded specialty dice.
+    """
+    hits = 0
+    ones = 0
+    tens = 0
+    for f in faces:
+        if f >= difficulty:  # DICE-2: a 10 always meets a clamped difficulty
+            hits += 1
+            if f == 10:
+                tens += 1
+        elif f == 1:
+            ones += 1
+    if specialty is SpecialtyRule.DOUBLE:
+        hits += tens
+    if damage:  # DICE-6
+        return hits + (1 if willpower else 0), False
+    net = hits - ones  # DICE-3
+    if net < 0:
+        net = 0
+    botch = hits == 0 and ones > 0 and not willpower  # DICE-4; DICE-8 averts it
+    if willpower:
+        net += 1
+    return net, botch
+
+
+def roll(
+    pool: int,
+    difficulty: int,
+    dice: DiceSource,
+    *,
+    specialty: SpecialtyRule | None = None,
+    damage: bool = False,
+    willpower: bool = False,
+) -> Roll:
+    """Roll ``pool`` d10 against ``difficulty``.
+
+    Args:
+        pool: dice after every modifier; 0 or less fails without a roll (DICE-7).
+        difficulty: raw difficulty, clamped to 2..10.
+        dice: where the faces come from.
+        specialty: the rule for 10s when a specialty applies, else None.
+        damage: a damage or soak roll (1s do not cancel, cannot botch).
+        willpower: one automatic success (DICE-8).
+    """
+    diff = clamp_difficulty(difficulty)
+    if pool <= 0:
+        return Roll(pool, diff, (), 0, False, willpower, specialty is not None, damage)
+    faces = dice.faces(pool)
+    if specialty is SpecialtyRule.EXPLODE:
+        extra = faces.count(10)
+        while extra:
+            more = dice.faces(extra)
+            faces = faces + more
+            extra = more.count(10)
+    successes, botch = count(
+        faces, diff, specialty=specialty, damage=damage, willpower=willpower
+    )
+    return Roll(
+        pool, diff, tuple(faces), successes, botch, willpower, specialty is not None, damage
+    )

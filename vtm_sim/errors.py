@@ -1,0 +1,23 @@
+"""Errors named by meaning. Bad input subclasses ValueError."""
+
+from __future__ import annotations
+
+
+class VtmSimError(Exception):
+    """Base class of the simulator's own errors."""
+
+
+class ConfigError(VtmSimError, ValueError):
+    """A configuration file or value is wrong: names the file, the key and what was expected."""
+
+
+class DiceError(VtmSimError, ValueError):
+    """Dice supplied by the caller do not fit the roll."""
+
+
+class IllegalActionError(VtmSimError, ValueError):
+    """A choice that the rules do not allow at this decision point."""
+
+
+class ReplayError(VtmSimError, ValueError):
+    """A log does not replay to the state it records."""

@@ -1,0 +1,210 @@
+"""Game tables as data (STYLE 2): weapons, armor, health track, generations,
+movement and maneuvers, loaded from ``configs/*.yaml`` and validated."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+from functools import cache
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from vtm_sim.config import config_dir, load_yaml, validate
+from vtm_sim.errors import ConfigError
+
+
+class DamageType(Enum):
+    """DMG-1. Ordered from least to most severe."""
+
+    BASHING = "bashing"
+    LETHAL = "lethal"
+    AGGRAVATED = "aggravated"
+
+    @property
+    def mark(self) -> str:
+        """DMG-7: the mark on the health track."""
+        return _MARKS[self]
+
+    @property
+    def severity(self) -> int:
+        return _SEVERITY[self]
+
+
+_MARKS = {DamageType.BASHING: "/", DamageType.LETHAL: "X", DamageType.AGGRAVATED: "*"}
+_SEVERITY = {DamageType.BASHING: 0, DamageType.LETHAL: 1, DamageType.AGGRAVATED: 2}
+
+
+class WeaponClass(Enum):
+    UNARMED = "unarmed"
+    MELEE = "melee"
+    THROWN = "thrown"
+    FIREARM = "firearm"
+    BOW = "bow"
+    CROSSBOW = "crossbow"
+
+    @property
+    def ranged(self) -> bool:
+        return self not in (WeaponClass.UNARMED, WeaponClass.MELEE)
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+
+
+class WeaponSpec(_Strict):
+    cls: Literal["unarmed", "melee", "thrown", "firearm", "bow", "crossbow"] = Field(alias="class")
+    damage: int | None = Field(default=None, ge=0, le=20)
+    strength_bonus: int | None = Field(default=None, ge=-2, le=10)
+    damage_type: Literal["bashing", "lethal", "aggravated"]
+    range: int | None = Field(default=None, ge=1, le=2000)
+    rate: int = Field(default=1, ge=1, le=20)
+    magazine: int = Field(default=0, ge=0, le=500)
+    autofire: bool = False
+    length: int = Field(default=0, ge=0, le=5)
+    conceal: Literal["P", "J", "T", "N"] = "N"
+
+
+@dataclass(frozen=True, slots=True)
+class Weapon:
+    """A weapon from the weapon table (Std)."""
+
+    name: str
+    cls: WeaponClass
+    damage_type: DamageType
+    damage: int  # fixed damage pool (0 when Strength-based)
+    strength_bonus: int | None  # Strength-based damage: Strength + bonus
+    range: int  # short range in yards (0 for close combat)
+    rate: int
+    magazine: int
+    autofire: bool
+    length: int
+    conceal: str
+
+    @property
+    def strength_based(self) -> bool:
+        return self.strength_bonus is not None
+
+
+UNARMED = Weapon("unarmed", WeaponClass.UNARMED, DamageType.BASHING, 0, 0, 0, 1, 0, False, 0, "P")
+
+
+class ArmorSpec(_Strict):
+    rating: int = Field(ge=0, le=10)
+    penalty: int = Field(ge=0, le=10)
+
+
+@dataclass(frozen=True, slots=True)
+class Armor:
+    name: str
+    rating: int
+    penalty: int
+
+
+class HealthLevelSpec(_Strict):
+    name: str
+    penalty: int = Field(ge=0, le=10)
+    move: Literal["full", "half", "no_run", "fixed"]
+    yards: int | None = Field(default=None, ge=0)
+
+
+class HealthTableSpec(_Strict):
+    levels: list[HealthLevelSpec] = Field(min_length=2)
+
+
+class GenerationSpec(_Strict):
+    blood_pool: int = Field(ge=1)
+    per_turn: int = Field(ge=1)
+    trait_max: int = Field(ge=5, le=10)
+
+
+class SpeedSpec(_Strict):
+    base: int = Field(ge=0)
+    per_dexterity: int = Field(ge=0)
+
+
+class MovementSpec(_Strict):
+    walk: SpeedSpec
+    jog: SpeedSpec
+    run: SpeedSpec
+
+
+class DamageSpec(_Strict):
+    strength: bool = False
+    weapon: bool = False
+    bonus: int = 0
+    type: Literal["bashing", "lethal", "aggravated", "weapon", "none"]
+
+
+class ManeuverSpec(_Strict):
+    attribute: Literal["strength", "dexterity", "stamina", "perception", "wits"]
+    ability: str
+    difficulty: int = Field(ge=-5, le=5)
+    accuracy: int = Field(ge=-5, le=20)
+    reach: int | None = Field(default=None, ge=0)
+    rounds: int = Field(default=0, ge=0)
+    damage: DamageSpec
+
+
+@dataclass(frozen=True, slots=True)
+class Tables:
+    """Every table the engine reads, from one configs folder."""
+
+    weapons: dict[str, Weapon]
+    armor: dict[str, Armor]
+    health: tuple[HealthLevelSpec, ...]
+    generations: dict[int, GenerationSpec]
+    movement: MovementSpec
+    maneuvers: dict[str, ManeuverSpec]
+    root: Path
+
+    def weapon(self, name: str) -> Weapon:
+        return UNARMED if name == "unarmed" else self.weapons[name]
+
+
+def _mapping(path: Path) -> dict[str, object]:
+    data = load_yaml(path)
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path}: top level: expected a mapping of names")
+    return data
+
+
+@cache
+def load_tables(root: Path | None = None) -> Tables:
+    """Load and validate all tables under ``root`` (default: shipped configs)."""
+    root = root or config_dir()
+    weapons: dict[str, Weapon] = {}
+    path = root / "weapons.yaml"
+    for name, raw in _mapping(path).items():
+        spec = validate(WeaponSpec, raw, path, str(name))
+        cls = WeaponClass(spec.cls)
+        if spec.damage is None and spec.strength_bonus is None:
+            raise ConfigError(f"{path}: {name}: expected 'damage' or 'strength_bonus'")
+        if cls.ranged and spec.range is None:
+            raise ConfigError(f"{path}: {name}.range: ranged weapons need a range in yards")
+        weapons[str(name)] = Weapon(
+            str(name), cls, DamageType(spec.damage_type), spec.damage or 0,
+            spec.strength_bonus, spec.range or 0, spec.rate, spec.magazine,
+            spec.autofire, spec.length, spec.conceal,
+        )
+    path = root / "armor.yaml"
+    armor = {
+        str(n): Armor(str(n), s.rating, s.penalty)
+        for n, s in ((n, validate(ArmorSpec, r, path, str(n))) for n, r in _mapping(path).items())
+    }
+    path = root / "health.yaml"
+    health = validate(HealthTableSpec, load_yaml(path), path)
+    path = root / "generations.yaml"
+    gens = {}
+    for gen, raw in _mapping(path).items():
+        if not isinstance(gen, int):
+            raise ConfigError(f"{path}: {gen}: expected a generation number")
+        gens[gen] = validate(GenerationSpec, raw, path, str(gen))
+    path = root / "movement.yaml"
+    movement = validate(MovementSpec, load_yaml(path), path)
+    path = root / "maneuvers.yaml"
+    maneuvers = {
+        str(n): validate(ManeuverSpec, r, path, str(n)) for n, r in _mapping(path).items()
+    }
+    return Tables(weapons, armor, tuple(health.levels), gens, movement, maneuvers, root)
