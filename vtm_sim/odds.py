@@ -237,7 +237,10 @@ def _attack_odds(
     one_at = 1 - lo  # index of net == 1
     if auto_hit:
         p_miss = 0.0
-        hits = net[max(one_at, 0) :].copy()
+        # net = max(1, A - D): every outcome below 1 moves to 1 (index 0 here).
+        tail = net[max(one_at, 0) :]
+        hits = np.zeros(max(len(tail), 1), dtype=np.float64)
+        hits[: len(tail)] = tail
         if one_at > 0:
             hits[0] += math.fsum(net[:one_at].tolist())
     else:

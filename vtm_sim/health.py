@@ -1,0 +1,118 @@
+"""The health track (DMG-7, DMG-8, DMG-9)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+
+from vtm_sim.stats import Kind
+from vtm_sim.tables import DamageType, HealthLevelSpec
+
+
+class Status(Enum):
+    """Whether a combatant is still in the fight."""
+
+    ACTIVE = "active"
+    INCAPACITATED = "incapacitated"  # DMG-8: out of the fight
+    TORPOR = "torpor"  # DMG-8: vampire past Incapacitated by bashing/lethal
+    DEAD = "dead"  # DMG-8: mortal past Incapacitated, or vampire's Final Death
+
+    @property
+    def out(self) -> bool:
+        return self is not Status.ACTIVE
+
+
+@dataclass(slots=True)
+class HealthTrack:
+    """Boxes filled by damage type; worse damage is listed first (DMG-7).
+
+    The last level of the table is Incapacitated: when every box is filled the
+    character is out. Damage beyond the track follows DMG-8: bashing first
+    turns existing bashing into lethal; with no bashing left to turn, a mortal
+    dies and a vampire falls into torpor; aggravated overflow is Final Death
+    for a vampire.
+    """
+
+    levels: tuple[HealthLevelSpec, ...]
+    kind: Kind
+    bashing: int = 0
+    lethal: int = 0
+    aggravated: int = 0
+    status: Status = Status.ACTIVE
+
+    @property
+    def size(self) -> int:
+        return len(self.levels)
+
+    @property
+    def filled(self) -> int:
+        return self.bashing + self.lethal + self.aggravated
+
+    @property
+    def level(self) -> HealthLevelSpec | None:
+        """The current health level (None while unhurt)."""
+        f = self.filled
+        return self.levels[f - 1] if f else None
+
+    @property
+    def level_name(self) -> str:
+        lvl = self.level
+        return "unhurt" if lvl is None else lvl.name
+
+    @property
+    def penalty(self) -> int:
+        """Dice lost from every pool and from initiative (DMG-7, INIT-4)."""
+        lvl = self.level
+        return 0 if lvl is None else lvl.penalty
+
+    def marks(self) -> str:
+        """The track as marks, worst first, e.g. ``*XX//..``."""
+        return (
+            "*" * self.aggravated + "X" * self.lethal + "/" * self.bashing
+            + "." * (self.size - self.filled)
+        )
+
+    def take(self, levels: int, dtype: DamageType) -> None:
+        """Mark ``levels`` health levels of ``dtype`` (after soak and halving)."""
+        for _ in range(levels):
+            if self.status in (Status.DEAD, Status.TORPOR):
+                if dtype is DamageType.AGGRAVATED:
+                    self.status = Status.DEAD
+                return
+            if self.filled < self.size:
+                self._add(dtype, 1)
+            elif dtype is DamageType.BASHING and self.bashing > 0:
+                self.bashing -= 1  # bashing past the track becomes lethal
+                self.lethal += 1
+            elif self.kind is Kind.VAMPIRE and dtype is not DamageType.AGGRAVATED:
+                self.status = Status.TORPOR
+            else:
+                self.status = Status.DEAD
+        if self.status is Status.ACTIVE and self.filled >= self.size:
+            self.status = Status.INCAPACITATED
+
+    def _add(self, dtype: DamageType, n: int) -> None:
+        if dtype is DamageType.BASHING:
+            self.bashing += n
+        elif dtype is DamageType.LETHAL:
+            self.lethal += n
+        else:
+            self.aggravated += n
+
+    def heal(self, levels: int) -> int:
+        """Heal bashing first, then lethal (VAMP-2). Returns levels healed."""
+        healed = 0
+        while healed < levels and (self.bashing or self.lethal):
+            if self.bashing:
+                self.bashing -= 1
+            else:
+                self.lethal -= 1
+            healed += 1
+        if healed and self.status is Status.INCAPACITATED and self.filled < self.size:
+            self.status = Status.ACTIVE
+        return healed
+
+    def copy(self) -> HealthTrack:
+        return HealthTrack(
+            self.levels, self.kind, self.bashing, self.lethal, self.aggravated, self.status
+        )
