@@ -58,7 +58,7 @@ class Combatant:
             cid, stats, side, HealthTrack(tables.health, stats.kind), x, y,
             willpower=stats.willpower, blood=stats.blood,
             wielding=0 if stats.weapons else -1,
-            ammo=[w.magazine for w in stats.weapons],
+            ammo=[w.magazine if w.magazine else 1 for w in stats.weapons],
             armor_rating=armor.rating if armor else 0,
             armor_penalty=armor.penalty if armor else 0,
             rating=stats.attr("dexterity") + stats.attr("wits"),

@@ -1,0 +1,370 @@
+"""The attack chain: attack roll, defense, damage, soak, health (ATK, DEF, DMG, SOAK).
+
+Pools are computed by small pure functions (:func:`plan_attack`,
+:func:`defense_pool`, :func:`soak_pool`); :func:`resolve_attack` rolls them in
+order, records every roll as an event and applies the result.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from vtm_sim.choices import DefenseKind
+from vtm_sim.combatant import Combatant
+from vtm_sim.dice import DiceSource, Roll, SpecialtyRule, roll
+from vtm_sim.events import EventKind, EventLog
+from vtm_sim.rules import RuleSet
+from vtm_sim.stats import TALENTS
+from vtm_sim.tables import UNARMED, DamageType, ManeuverSpec, Tables, Weapon, WeaponClass
+
+DiceFor = Callable[[str], DiceSource]
+BASE_DIFFICULTY = 6  # ATK-4
+POINT_BLANK_YARDS = 2.0  # RNG-2
+POINT_BLANK_DIFFICULTY = 4
+MAX_RANGE_DIFFICULTY = 2  # RNG-2: +2 between short and twice the range
+CLOSE_MANEUVERS = frozenset({"punch", "kick", "weapon_strike"})
+RANGED_MANEUVERS = frozenset({"single_shot", "thrown"})
+
+
+@dataclass(frozen=True, slots=True)
+class AttackPlan:
+    """Everything about an attack that is known before a die is rolled."""
+
+    maneuver: str
+    weapon: Weapon
+    ability: str
+    pool: int
+    difficulty: int
+    specialty: bool
+    damage_base: int
+    damage_auto: int  # VAMP-5: Potence successes on Strength-based damage
+    damage_type: DamageType
+    extra_successes_add: bool  # ATK-5 / ATK-6
+    close: bool
+    rounds: int
+
+    @property
+    def ranged(self) -> bool:
+        return not self.close
+
+
+@dataclass(frozen=True, slots=True)
+class AttackOutcome:
+    attack: Roll
+    defense: Roll | None
+    damage: Roll | None
+    soak: Roll | None
+    net: int
+    levels: int
+    damage_type: DamageType
+    stunned: bool
+
+    @property
+    def hit(self) -> bool:
+        return self.net >= 1
+
+
+def maneuver_weapon(attacker: Combatant, maneuver: str) -> Weapon | None:
+    """The weapon a maneuver uses, or None if the attacker cannot perform it."""
+    w = attacker.weapon
+    if maneuver in ("punch", "kick"):
+        return UNARMED
+    if maneuver == "weapon_strike":
+        return w if w.cls is WeaponClass.MELEE else None
+    if maneuver == "single_shot":
+        return w if w.cls in (WeaponClass.FIREARM, WeaponClass.BOW, WeaponClass.CROSSBOW) else None
+    if maneuver == "thrown":
+        return w if w.cls is WeaponClass.THROWN else None
+    return None
+
+
+def range_modifier(weapon: Weapon, distance: float) -> int | None:
+    """RNG-2: the difficulty change for a ranged shot, None when out of range.
+
+    Point blank sets the base to 4 (a -2 change); beyond the listed range up
+    to twice it is +2; beyond twice it no shot is possible.
+    """
+    if distance <= POINT_BLANK_YARDS:
+        return POINT_BLANK_DIFFICULTY - BASE_DIFFICULTY
+    if distance <= weapon.range:
+        return 0
+    if distance <= 2 * weapon.range:
+        return MAX_RANGE_DIFFICULTY
+    return None
+
+
+def reach_of(weapon: Weapon, spec: ManeuverSpec) -> float:
+    """ATK-1: 1 yard unarmed, 2 yards with a melee weapon."""
+    return float(spec.reach if spec.reach is not None else 1)
+
+
+def extra_successes_add(weapon: Weapon, rules: RuleSet) -> bool:
+    """ATK-6: whether successes beyond the first add damage dice."""
+    if weapon.cls is WeaponClass.THROWN:
+        return rules.thrown_extra_successes_add
+    if weapon.cls is WeaponClass.FIREARM:
+        return rules.firearms_extra_successes_add
+    if weapon.cls in (WeaponClass.BOW, WeaponClass.CROSSBOW):
+        return rules.bows_extra_successes_add
+    return True
+
+
+def effective_damage_type(weapon_type: DamageType, weapon: Weapon, target: Combatant,
+                          rules: RuleSet) -> DamageType:
+    """DMG-4: firearm damage counts as bashing against vampires (variant)."""
+    if (
+        weapon.cls is WeaponClass.FIREARM
+        and target.vampire
+        and rules.firearms_bashing_vs_vampires
+        and weapon_type is DamageType.LETHAL
+    ):
+        return DamageType.BASHING
+    return weapon_type
+
+
+def plan_attack(
+    attacker: Combatant,
+    target: Combatant,
+    maneuver: str,
+    tables: Tables,
+    rules: RuleSet,
+    *,
+    penalty: int = 0,
+    difficulty_mod: int = 0,
+    distance: float | None = None,
+) -> AttackPlan | None:
+    """Compute an attack's pool and difficulty, or None if it is not possible.
+
+    Args:
+        penalty: dice lost to multiple actions (ACT-1) and extra movement (ACT-4).
+        difficulty_mod: situational difficulty (ATK-8 multiple opponents, ...).
+        distance: yards to the target when the roll is made (default: now).
+    """
+    spec = tables.maneuvers.get(maneuver)
+    weapon = maneuver_weapon(attacker, maneuver)
+    if spec is None or weapon is None:
+        return None
+    stats = attacker.stats
+    close = maneuver in CLOSE_MANEUVERS
+    dist = attacker.distance(target) if distance is None else distance
+    difficulty = BASE_DIFFICULTY + spec.difficulty + difficulty_mod
+    if not close:
+        if weapon.cls is WeaponClass.FIREARM and not rules.firearms_allowed:
+            return None
+        if weapon.cls.ranged and weapon.magazine and attacker.ammo[attacker.wielding] < max(
+            1, spec.rounds
+        ):
+            return None  # RNG-10: empty
+        mod = range_modifier(weapon, dist)
+        if mod is None:
+            return None
+        difficulty += mod
+    ability = spec.ability
+    if weapon.cls in (WeaponClass.BOW, WeaponClass.CROSSBOW):
+        ability = "archery"  # ATK-2
+    level = stats.ability(ability)
+    if level == 0 and ability not in TALENTS:
+        difficulty += rules.unskilled_skill_difficulty  # ATK-3 (dark_ages variant)
+    pool = stats.attr(spec.attribute) + level + spec.accuracy  # ATK-3: unskilled = attribute
+    pool -= attacker.penalty + penalty
+    if spec.attribute == "dexterity":
+        pool -= attacker.armor_penalty  # SOAK-4
+    dmg = spec.damage
+    damage_auto = 0
+    if dmg.weapon and not weapon.strength_based:
+        base = weapon.damage + dmg.bonus
+    else:
+        bonus = (weapon.strength_bonus or 0) if dmg.weapon else 0
+        base = stats.attr("strength") + bonus + dmg.bonus
+        damage_auto = stats.discipline("potence")  # VAMP-5 (Std)
+    if dmg.type == "weapon":
+        dtype = weapon.damage_type
+    elif dmg.type == "none":
+        dtype = DamageType.BASHING
+    else:
+        dtype = DamageType(dmg.type)
+    return AttackPlan(
+        maneuver, weapon, ability, pool, difficulty, stats.has_specialty(ability), base,
+        damage_auto, dtype, extra_successes_add(weapon, rules), close, spec.rounds,
+    )
+
+
+def legal_defenses(defender: Combatant, plan: AttackPlan) -> list[DefenseKind]:
+    """Which defenses the rules allow against this attack (DEF-4..6, DEF-8)."""
+    out = [DefenseKind.DODGE]  # DEF-5: against any attack (room assumed)
+    if plan.close:
+        # DEF-4: block bashing only, unless armored or with Fortitude
+        if plan.damage_type is DamageType.BASHING or defender.armor_rating > 0 or (
+            defender.stats.discipline("fortitude") > 0
+        ):
+            out.append(DefenseKind.BLOCK)
+        if defender.weapon.cls is WeaponClass.MELEE:  # DEF-6
+            out.append(DefenseKind.PARRY)
+    return out
+
+
+DEFENSE_ABILITY = {
+    DefenseKind.DODGE: "dodge",
+    DefenseKind.BLOCK: "brawl",
+    DefenseKind.PARRY: "melee",
+}
+
+
+def defense_pool(defender: Combatant, kind: DefenseKind, penalty: int) -> int:
+    """Dexterity + Dodge / Brawl / Melee, less wounds, armor and ``penalty``."""
+    s = defender.stats
+    pool = s.attr("dexterity") + s.ability(DEFENSE_ABILITY[kind])
+    return pool - defender.penalty - defender.armor_penalty - penalty
+
+
+def soak_pool(defender: Combatant, dtype: DamageType, rules: RuleSet, *,
+              elemental: bool = False) -> int:
+    """SOAK-1..4, VAMP-4: Stamina, Fortitude and armor by damage type.
+
+    ``elemental`` marks fire and sunlight (aggravated): armor does not help,
+    and Stamina joins Fortitude only under ``fortitude_soaks_fire_with_stamina``.
+    """
+    s = defender.stats
+    fort = s.discipline("fortitude")
+    pool = fort
+    if dtype is DamageType.BASHING or (dtype is DamageType.LETHAL and defender.vampire):
+        pool += s.attr("stamina")  # SOAK-2
+    elif (
+        dtype is DamageType.AGGRAVATED and elemental and fort > 0
+        and rules.fortitude_soaks_fire_with_stamina
+    ):
+        pool += s.attr("stamina")  # SOAK-3 (004's reading)
+    if not elemental:
+        pool += defender.armor_rating  # SOAK-4
+    return pool
+
+
+def stun_threshold(defender: Combatant) -> int:
+    """DMG-6: Stamina for mortals, Stamina + 2 for vampires."""
+    st = defender.stats.attr("stamina")
+    return st + 2 if defender.stats.kind.supernatural else st
+
+
+def resolve_attack(
+    plan: AttackPlan,
+    attacker: Combatant,
+    defender: Combatant,
+    defense: DefenseKind,
+    defense_penalty: int,
+    defense_difficulty: int,
+    rules: RuleSet,
+    dice_for: DiceFor,
+    log: EventLog,
+    turn: int,
+    *,
+    willpower: bool = False,
+    elemental: bool = False,
+) -> AttackOutcome:
+    """Roll an attack through the whole chain and apply it to the defender."""
+    spec_rule: SpecialtyRule | None = rules.specialty
+    a = _roll(log, attacker.id, "attack", plan.pool, plan.difficulty, dice_for,
+              specialty=spec_rule if plan.specialty else None, willpower=willpower)
+    if a.botch:  # ATK-4 / DICE-4: a miss and a mishap (CPX-6 details in the weapon rules)
+        log.emit({"e": EventKind.MISHAP, "who": attacker.id, "weapon": plan.weapon.name})
+    d_roll: Roll | None = None
+    net = a.successes
+    if defense is not DefenseKind.NONE:
+        ability = DEFENSE_ABILITY[defense]
+        d_roll = _roll(log, defender.id, defense.value, defense_pool(defender, defense,
+                       defense_penalty), defense_difficulty, dice_for,
+                       specialty=spec_rule if defender.stats.has_specialty(ability) else None)
+        net -= d_roll.successes  # DEF-1
+        if (
+            defense is DefenseKind.PARRY and plan.weapon.cls is WeaponClass.UNARMED
+            and defender.weapon.damage_type is not DamageType.BASHING and net < 0
+        ):
+            _parry_counter(defender, attacker, -net, rules, dice_for, log, turn)
+    dtype = effective_damage_type(plan.damage_type, plan.weapon, defender, rules)
+    if net < 1 or a.successes == 0:
+        log.emit({"e": EventKind.MISS, "who": attacker.id, "target": defender.id,
+                  "net": max(net, 0)})
+        return AttackOutcome(a, d_roll, None, None, max(net, 0), 0, dtype, False)
+    log.emit({"e": EventKind.HIT, "who": attacker.id, "target": defender.id, "net": net})
+    extra = net - 1 if plan.extra_successes_add else 0  # ATK-5
+    dmg_pool = max(1, plan.damage_base + extra)  # DMG-2, DMG-3
+    return _apply_damage(attacker.id, defender, dmg_pool, plan.damage_auto, dtype, rules,
+                         dice_for, log, turn, a, d_roll, net, elemental)
+
+
+def _apply_damage(
+    source: int, defender: Combatant, dmg_pool: int, auto: int, dtype: DamageType,
+    rules: RuleSet, dice_for: DiceFor, log: EventLog, turn: int, a: Roll, d_roll: Roll | None,
+    net: int, elemental: bool,
+) -> AttackOutcome:
+    dmg = _roll(log, source, "damage", dmg_pool, BASE_DIFFICULTY, dice_for, damage=True)
+    dealt = dmg.successes + auto
+    soak = None
+    levels = dealt
+    if dealt > 0:
+        spool = soak_pool(defender, dtype, rules, elemental=elemental)
+        soak = _roll(log, defender.id, "soak", spool, BASE_DIFFICULTY, dice_for, damage=True)
+        levels = max(0, dealt - soak.successes)  # SOAK-1
+        if defender.armor_rating and not elemental and dealt >= 2 * defender.armor_rating:
+            defender.armor_rating = 0  # SOAK-5
+            defender.armor_penalty = 0
+            log.emit({"e": EventKind.ARMOR, "who": defender.id, "destroyed": True})
+    if dtype is DamageType.BASHING and defender.vampire:
+        levels //= 2  # DMG-5
+    stunned = apply_levels(defender, levels, dtype, log, turn)
+    return AttackOutcome(a, d_roll, dmg, soak, net, levels, dtype, stunned)
+
+
+def apply_levels(defender: Combatant, levels: int, dtype: DamageType, log: EventLog,
+                 turn: int) -> bool:
+    """Mark health levels, then stun (DMG-6) and status changes (DMG-8)."""
+    before = defender.health.status
+    defender.health.take(levels, dtype)
+    log.emit({"e": EventKind.DAMAGE, "who": defender.id, "levels": levels,
+              "type": dtype.value, "track": defender.health.marks(),
+              "level": defender.health.level_name})
+    stunned = levels > stun_threshold(defender) and defender.active
+    if stunned:
+        defender.stunned_turn = turn + 1
+        log.emit({"e": EventKind.STUN, "who": defender.id, "turn": turn + 1})
+    if defender.health.status is not before:
+        log.emit({"e": EventKind.STATUS, "who": defender.id,
+                  "status": defender.health.status.value})
+    return stunned
+
+
+def _parry_counter(defender: Combatant, attacker: Combatant, extra: int, rules: RuleSet,
+                   dice_for: DiceFor, log: EventLog, turn: int) -> None:
+    """DEF-6: a lethal weapon parrying an unarmed attack hurts the attacker."""
+    w = defender.weapon
+    base = w.damage if not w.strength_based else (
+        defender.stats.attr("strength") + (w.strength_bonus or 0))
+    auto = defender.stats.discipline("potence") if w.strength_based else 0
+    log.emit({"e": EventKind.HIT, "who": defender.id, "target": attacker.id, "net": extra,
+              "parry": True})
+    dummy = Roll(0, BASE_DIFFICULTY, (), 0, False)
+    _apply_damage(defender.id, attacker, base + extra, auto,
+                  effective_damage_type(w.damage_type, w, attacker, rules), rules, dice_for,
+                  log, turn, dummy, None, extra, False)
+
+
+def _roll(
+    log: EventLog, who: int, what: str, pool: int, difficulty: int, dice_for: DiceFor, *,
+    specialty: SpecialtyRule | None = None, willpower: bool = False, damage: bool = False,
+) -> Roll:
+    r = roll(pool, difficulty, dice_for(what), specialty=specialty, damage=damage,
+             willpower=willpower)
+    log_roll(log, who, what, r)
+    return r
+
+
+def log_roll(log: EventLog, who: int, what: str, r: Roll) -> None:
+    ev = {"e": EventKind.ROLL, "who": who, "what": what, "pool": r.pool,
+          "diff": r.difficulty, "faces": list(r.faces), "succ": r.successes}
+    if r.botch:
+        ev["botch"] = True
+    if r.willpower:
+        ev["wp"] = True
+    if r.specialty:
+        ev["spec"] = True
+    log.emit(ev)

@@ -1,0 +1,83 @@
+"""A simple built-in policy: attack the nearest able enemy with the best pool."""
+
+from __future__ import annotations
+
+from vtm_sim.battle import Battle
+from vtm_sim.choices import (
+    Action,
+    ActionKind,
+    Choice,
+    Decision,
+    DecisionKind,
+    Declaration,
+    Defense,
+    DefenseKind,
+)
+from vtm_sim.attack import defense_pool
+
+
+class NearestEnemyPolicy:
+    """Rules of thumb a Storyteller would use for a plain NPC.
+
+    Declares one action (plus every Celerity action it can afford), attacks the
+    nearest able enemy with the maneuver whose pool minus difficulty is best,
+    closes in when nothing reaches, reloads an empty gun, and defends with the
+    best pool when that costs no aborted action.
+    """
+
+    def choose(self, battle: Battle, decision: Decision) -> Choice:
+        if decision.kind is DecisionKind.DECLARE:
+            return self._declare(decision)
+        if decision.kind is DecisionKind.DEFEND:
+            return self._defend(battle, decision)
+        return self._act(battle, decision)
+
+    def explain(self) -> str:
+        return "attacks the nearest able enemy with its best pool; defends when it is free"
+
+    @staticmethod
+    def _declare(decision: Decision) -> Choice:
+        best = max(
+            (o for o in decision.options
+             if isinstance(o, Declaration) and o.actions == 1 and not o.full_defense
+             and not o.willpower),
+            key=lambda o: o.celerity,
+        )
+        return best
+
+    @staticmethod
+    def _defend(battle: Battle, decision: Decision) -> Choice:
+        me = battle.combatants[decision.actor]
+        best: Choice = decision.options[0]
+        best_pool = 0
+        for o in decision.options:
+            if isinstance(o, Defense) and o.kind is not DefenseKind.NONE and o.abort is None:
+                pool = defense_pool(me, o.kind, 0)
+                if pool > best_pool:
+                    best, best_pool = o, pool
+        return best
+
+    @staticmethod
+    def _act(battle: Battle, decision: Decision) -> Choice:
+        me = battle.combatants[decision.actor]
+        actions = [o for o in decision.options if isinstance(o, Action)]
+        attacks = [o for o in actions if o.kind is ActionKind.ATTACK]
+        if attacks:
+            def score(a: Action) -> tuple[float, int]:
+                assert a.target is not None
+                p = battle.plan(me.id, a)
+                dist = me.distance(battle.combatants[a.target])
+                edge = -99 if p is None else p.pool - p.difficulty + p.damage_base
+                return (-round(dist, 3), edge)
+            return max(attacks, key=score)
+        for kind in (ActionKind.RELOAD, ActionKind.GET_UP):
+            for o in actions:
+                if o.kind is kind:
+                    return o
+        enemies = battle.enemies(me)
+        if enemies:
+            nearest = min(enemies, key=lambda e: (me.distance(e), e.id))
+            for o in actions:
+                if o.kind is ActionKind.MOVE and o.target == nearest.id and not o.away:
+                    return o
+        return next(o for o in actions if o.kind is ActionKind.PASS)

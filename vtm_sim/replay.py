@@ -1,0 +1,76 @@
+"""Replaying a battle log: rebuild the setup, re-feed dice and choices, compare."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from vtm_sim.battle import Battle, Fighter
+from vtm_sim.choices import DecisionKind, choice_from_json
+from vtm_sim.dice import ScriptedDice
+from vtm_sim.errors import ConfigError, IllegalActionError, ReplayError
+from vtm_sim.events import Event, EventKind, EventLog, dumps
+from vtm_sim.rules import RuleSet
+from vtm_sim.stats import StatBlockSpec, build_stat_block
+
+
+def fighters_from_header(header: Event) -> list[Fighter]:
+    out = []
+    for c in header["combatants"]:
+        spec = StatBlockSpec.model_validate(c["sheet"])
+        stats = build_stat_block(spec, f"log combatant {c['id']}")
+        out.append(Fighter(stats, int(c["side"]), float(c["x"]), float(c["y"])))
+    return out
+
+
+def replay(log: EventLog) -> Battle:
+    """Re-run a logged battle from its header, dice and decisions.
+
+    Raises ReplayError unless the re-run produces the very same events.
+    """
+    events = log.events
+    if not events or events[0].get("e") != EventKind.BATTLE:
+        raise ReplayError("log does not start with a 'battle' header event")
+    header = events[0]
+    try:
+        rules = RuleSet.model_validate(header["rules"])
+        fighters = fighters_from_header(header)
+    except (KeyError, TypeError, ValueError, ConfigError) as exc:
+        raise ReplayError(f"bad battle header: {exc}") from None
+    faces: list[int] = []
+    decisions: list[dict[str, Any]] = []
+    for ev in events:
+        if ev["e"] == EventKind.ROLL:
+            faces.extend(ev["faces"])
+        elif ev["e"] == EventKind.INITIATIVE:
+            faces.append(ev["die"])
+        elif ev["e"] == EventKind.DECIDE:
+            decisions.append(ev)
+    battle = Battle(
+        fighters, seed=header.get("seed"), dice=ScriptedDice(faces, "log"), rules=rules,
+        turn_limit=int(header["turn_limit"]),
+    )
+    for n, ev in enumerate(decisions):
+        pending = battle.pending
+        if pending is None:
+            raise ReplayError(f"decision {n + 1}: the battle had already ended")
+        kind = DecisionKind(ev["kind"])
+        if pending.kind is not kind or pending.actor != ev["who"]:
+            raise ReplayError(
+                f"decision {n + 1}: log has {ev['kind']} by {ev['who']}, "
+                f"replay asks {pending.kind.value} of {pending.actor}"
+            )
+        try:
+            battle.choose(choice_from_json(kind, ev["choice"]))
+        except IllegalActionError as exc:
+            raise ReplayError(f"decision {n + 1}: {exc}") from None
+    verify(log, battle.log)
+    return battle
+
+
+def verify(original: EventLog, replayed: EventLog) -> None:
+    """The two logs must match event for event."""
+    for n, (a, b) in enumerate(zip(original.events, replayed.events, strict=False), 1):
+        if dumps(a) != dumps(b):
+            raise ReplayError(f"event {n} differs: log {dumps(a)} vs replay {dumps(b)}")
+    if len(original) != len(replayed):
+        raise ReplayError(f"log has {len(original)} events, replay {len(replayed)}")
