@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import numpy as np
+
+from vtm_sim.attack import defense_pool
 from vtm_sim.battle import Battle
 from vtm_sim.choices import (
     Action,
@@ -13,7 +16,6 @@ from vtm_sim.choices import (
     Defense,
     DefenseKind,
 )
-from vtm_sim.attack import defense_pool
 
 
 class NearestEnemyPolicy:
@@ -38,9 +40,14 @@ class NearestEnemyPolicy:
     @staticmethod
     def _declare(decision: Decision) -> Choice:
         best = max(
-            (o for o in decision.options
-             if isinstance(o, Declaration) and o.actions == 1 and not o.full_defense
-             and not o.willpower),
+            (
+                o
+                for o in decision.options
+                if isinstance(o, Declaration)
+                and o.actions == 1
+                and not o.full_defense
+                and not o.willpower
+            ),
             key=lambda o: o.celerity,
         )
         return best
@@ -63,12 +70,14 @@ class NearestEnemyPolicy:
         actions = [o for o in decision.options if isinstance(o, Action)]
         attacks = [o for o in actions if o.kind is ActionKind.ATTACK]
         if attacks:
+
             def score(a: Action) -> tuple[float, int]:
                 assert a.target is not None
                 p = battle.plan(me.id, a)
                 dist = me.distance(battle.combatants[a.target])
                 edge = -99 if p is None else p.pool - p.difficulty + p.damage_base
                 return (-round(dist, 3), edge)
+
             return max(attacks, key=score)
         for kind in (ActionKind.RELOAD, ActionKind.GET_UP):
             for o in actions:
@@ -81,3 +90,16 @@ class NearestEnemyPolicy:
                 if o.kind is ActionKind.MOVE and o.target == nearest.id and not o.away:
                     return o
         return next(o for o in actions if o.kind is ActionKind.PASS)
+
+
+class RandomPolicy:
+    """Uniformly random legal choices from its own seeded generator (fuzzing, baselines)."""
+
+    def __init__(self, rng: np.random.Generator) -> None:
+        self.rng = rng
+
+    def choose(self, battle: Battle, decision: Decision) -> Choice:
+        return decision.options[int(self.rng.integers(len(decision.options)))]
+
+    def explain(self) -> str:
+        return "picks any legal option at random"

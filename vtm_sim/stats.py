@@ -160,12 +160,16 @@ def build_stat_block(
     weapons = []
     for i, w in enumerate(spec.weapons):
         if w != "unarmed" and w not in tables.weapons:
-            raise ConfigError(f"{source}: weapons.{i}: unknown weapon {w!r} (see configs/weapons.yaml)")
+            raise ConfigError(
+                f"{source}: weapons.{i}: unknown weapon {w!r} (see configs/weapons.yaml)"
+            )
         weapons.append(tables.weapon(w))
     armor = None
     if spec.armor is not None:
         if spec.armor not in tables.armor:
-            raise ConfigError(f"{source}: armor: unknown armor {spec.armor!r} (see configs/armor.yaml)")
+            raise ConfigError(
+                f"{source}: armor: unknown armor {spec.armor!r} (see configs/armor.yaml)"
+            )
         armor = tables.armor[spec.armor]
     if spec.kind is Kind.VAMPIRE:
         gen = spec.generation if spec.generation is not None else 13

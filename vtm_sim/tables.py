@@ -196,7 +196,7 @@ def load_tables(root: Path | None = None) -> Tables:
     path = root / "health.yaml"
     health = validate(HealthTableSpec, load_yaml(path), path)
     path = root / "generations.yaml"
-    gens = {}
+    gens: dict[int, GenerationSpec] = {}
     for gen, raw in _mapping(path).items():
         if not isinstance(gen, int):
             raise ConfigError(f"{path}: {gen}: expected a generation number")
