@@ -47,7 +47,11 @@ from vtm_sim.stats import StatBlock
 from vtm_sim.tables import Tables, WeaponClass, load_tables
 
 LOG_VERSION = 1
-MANEUVERS = ("punch", "kick", "weapon_strike", "single_shot", "thrown")
+# Every attack maneuver, in a fixed order (environments build their action space on it).
+MANEUVERS = (
+    "punch", "kick", "weapon_strike", "sweep", "tackle", "clinch", "hold", "bite", "kiss",
+    "disarm", "claws", "single_shot", "burst", "full_auto", "spray", "thrown",
+)
 ENGAGE_YARDS = 2.0  # ATK-8: an enemy this close is engaging the character
 ADJACENT_YARDS = 1.0
 

@@ -10,6 +10,7 @@ from vtm_sim.errors import ReplayError
 
 
 class DecisionKind(Enum):
+    BLOOD = "blood"  # VAMP-2: spend blood before declaring (raise Physical Attributes, heal)
     DECLARE = "declare"  # INIT-5: actions, full defense, Celerity, Willpower
     ACT = "act"  # an action at the combatant's initiative (or after a delay)
     DEFEND = "defend"  # a reaction to an incoming attack (DEF-2, DEF-3)
@@ -21,6 +22,14 @@ class ActionKind(Enum):
     DRAW = "draw"  # ACT-5: ready another weapon (or put it away: unarmed)
     RELOAD = "reload"  # ACT-7
     GET_UP = "get_up"  # ACT-6
+    AIM = "aim"  # RNG-7: a full turn aiming at a target
+    TAKE_COVER = "take_cover"  # move into the nearest cover (RNG-1)
+    DROP_PRONE = "drop_prone"  # light cover against ranged attacks (RNG-1)
+    CLEAR = "clear"  # CPX-6: clear a jammed weapon
+    CRUSH = "crush"  # MAN-6: automatic Strength damage inside a clinch
+    BREAK_FREE = "break_free"  # MAN-6/MAN-7: resisted Strength + Brawl
+    RELEASE = "release"  # let go of a clinch or hold
+    FEED = "feed"  # MAN-9: keep drinking after a successful kiss
     DELAY = "delay"  # INIT-6: act later, interrupting slower characters
     WAIT = "wait"  # INIT-7: let the others act, act at the end of the turn
     PASS = "pass"  # do nothing with this action
@@ -53,6 +62,14 @@ class Declaration:
         return asdict(self)
 
 
+class CalledShot(Enum):
+    """RNG-8: target size of a called shot (the table is a rules-profile variant)."""
+
+    MEDIUM = "medium"  # limb, bag
+    SMALL = "small"  # hand, head, computer
+    TINY = "tiny"  # eye, heart, lock
+
+
 @dataclass(frozen=True, slots=True)
 class Action:
     kind: ActionKind
@@ -60,6 +77,8 @@ class Action:
     target: int | None = None
     weapon: int | None = None  # DRAW: index into the stat block's weapons, -1 unarmed
     away: bool = False  # MOVE: away from the target instead of toward it
+    called: CalledShot | None = None  # ATTACK: a called shot (RNG-8)
+    offhand: bool = False  # ATTACK: with the off-hand weapon (RNG-9)
 
     def to_json(self) -> dict[str, Any]:
         d: dict[str, Any] = {"kind": self.kind.value}
@@ -71,7 +90,32 @@ class Action:
             d["weapon"] = self.weapon
         if self.away:
             d["away"] = True
+        if self.called is not None:
+            d["called"] = self.called.value
+        if self.offhand:
+            d["offhand"] = True
         return d
+
+
+class BloodUse(Enum):
+    """VAMP-2: what a blood point buys."""
+
+    NONE = "none"
+    HEAL = "heal"  # one level of bashing or lethal damage
+    STRENGTH = "strength"  # +1 for the scene
+    DEXTERITY = "dexterity"
+    STAMINA = "stamina"
+
+
+@dataclass(frozen=True, slots=True)
+class BloodSpend:
+    """VAMP-2: spent reflexively before declarations, within the per-turn limit."""
+
+    use: BloodUse = BloodUse.NONE
+    points: int = 0
+
+    def to_json(self) -> dict[str, Any]:
+        return {"use": self.use.value, "points": self.points}
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,7 +130,7 @@ class Defense:
         return d
 
 
-Choice = Declaration | Action | Defense
+Choice = BloodSpend | Declaration | Action | Defense
 NO_DEFENSE = Defense(DefenseKind.NONE)
 
 
@@ -105,12 +149,16 @@ class Decision:
 def choice_from_json(kind: DecisionKind, data: dict[str, Any]) -> Choice:
     """Rebuild a choice recorded in a ``decide`` event."""
     try:
+        if kind is DecisionKind.BLOOD:
+            return BloodSpend(BloodUse(data["use"]), int(data["points"]))
         if kind is DecisionKind.DECLARE:
             return Declaration(**data)
         if kind is DecisionKind.ACT:
+            called = data.get("called")
             return Action(
                 ActionKind(data["kind"]), data.get("maneuver"), data.get("target"),
                 data.get("weapon"), bool(data.get("away", False)),
+                CalledShot(called) if called else None, bool(data.get("offhand", False)),
             )
         abort = data.get("abort")
         return Defense(DefenseKind(data["kind"]), AbortMethod(abort) if abort else None)
