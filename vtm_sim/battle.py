@@ -43,6 +43,7 @@ from vtm_sim.dice import DiceSource, RngDice, roll
 from vtm_sim.errors import IllegalActionError
 from vtm_sim.events import EventKind, EventLog
 from vtm_sim.rules import RuleSet, load_rules
+from vtm_sim.space import OPEN_FIELD, CoverLevel, CoverZone, Field, Lighting, Wall
 from vtm_sim.stats import StatBlock
 from vtm_sim.tables import Tables, WeaponClass, load_tables
 
@@ -66,6 +67,24 @@ class Fighter:
     side: int
     x: float = 0.0
     y: float = 0.0
+    prone: bool = False
+    blinded: bool = False  # CPX-1
+
+
+def field_to_json(field: Field) -> dict[str, Any]:
+    return {
+        "lighting": field.lighting.value,
+        "cover": [[z.name, z.x, z.y, z.radius, z.level.value] for z in field.cover],
+        "walls": [[w.x1, w.y1, w.x2, w.y2] for w in field.walls],
+    }
+
+
+def field_from_json(data: dict[str, Any]) -> Field:
+    return Field(
+        tuple(CoverZone(n, x, y, r, CoverLevel(lv)) for n, x, y, r, lv in data["cover"]),
+        tuple(Wall(*w) for w in data["walls"]),
+        Lighting(data["lighting"]),
+    )
 
 
 def sheet_of(stats: StatBlock) -> dict[str, Any]:
@@ -105,16 +124,23 @@ class Battle:
         rules: RuleSet | None = None,
         tables: Tables | None = None,
         turn_limit: int = 20,
+        field: Field = OPEN_FIELD,
+        ambush: Sequence[tuple[int, int]] = (),
     ) -> None:
         self.rules = rules or load_rules("v20")
         self.tables = tables or load_tables()
         self.dice: DiceSource = dice if dice is not None else RngDice(np.random.default_rng(seed))
         self.seed = seed
         self.turn_limit = turn_limit
+        self.field = field
+        self.ambush = tuple((int(a), int(t)) for a, t in ambush)
         self.combatants = [
             Combatant.create(i, f.stats, f.side, self.tables, float(f.x), float(f.y))
             for i, f in enumerate(fighters)
         ]
+        for f, c in zip(fighters, self.combatants, strict=True):
+            c.prone = f.prone
+            c.blinded = f.blinded
         self.log = EventLog()
         self.turn = 0
         self.winner: int | None = None
@@ -125,8 +151,10 @@ class Battle:
         self.log.emit({
             "e": EventKind.BATTLE, "version": LOG_VERSION, "seed": seed,
             "rules": self.rules.model_dump(), "turn_limit": turn_limit,
+            "field": field_to_json(field), "ambush": [list(p) for p in self.ambush],
             "combatants": [
-                {"id": c.id, "side": c.side, "x": c.x, "y": c.y, "sheet": sheet_of(c.stats)}
+                {"id": c.id, "side": c.side, "x": c.x, "y": c.y, "prone": c.prone,
+                 "blinded": c.blinded, "sheet": sheet_of(c.stats)}
                 for c in self.combatants
             ],
         })

@@ -30,6 +30,7 @@ class Combatant:
     armor_rating: int = 0
     armor_penalty: int = 0
     prone: bool = False
+    blinded: bool = False  # CPX-1
     stunned_turn: int = -1  # DMG-6: the turn lost to a stun
     # per turn
     rating: int = 0  # INIT-2: Dexterity + Wits

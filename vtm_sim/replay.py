@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from vtm_sim.battle import Battle, Fighter
+from vtm_sim.battle import Battle, Fighter, field_from_json
 from vtm_sim.choices import DecisionKind, choice_from_json
 from vtm_sim.dice import ScriptedDice
 from vtm_sim.errors import ConfigError, IllegalActionError, ReplayError
@@ -18,7 +18,8 @@ def fighters_from_header(header: Event) -> list[Fighter]:
     for c in header["combatants"]:
         spec = StatBlockSpec.model_validate(c["sheet"])
         stats = build_stat_block(spec, f"log combatant {c['id']}")
-        out.append(Fighter(stats, int(c["side"]), float(c["x"]), float(c["y"])))
+        out.append(Fighter(stats, int(c["side"]), float(c["x"]), float(c["y"]),
+                           bool(c.get("prone", False)), bool(c.get("blinded", False))))
     return out
 
 
@@ -45,9 +46,14 @@ def replay(log: EventLog) -> Battle:
             faces.append(ev["die"])
         elif ev["e"] == EventKind.DECIDE:
             decisions.append(ev)
+    try:
+        field = field_from_json(header["field"])
+        ambush = [(int(a), int(t)) for a, t in header.get("ambush", [])]
+    except (KeyError, TypeError, ValueError) as exc:
+        raise ReplayError(f"bad battle header field: {exc}") from None
     battle = Battle(
         fighters, seed=header.get("seed"), dice=ScriptedDice(faces, "log"), rules=rules,
-        turn_limit=int(header["turn_limit"]),
+        turn_limit=int(header["turn_limit"]), field=field, ambush=ambush,
     )
     for n, ev in enumerate(decisions):
         pending = battle.pending

@@ -1,0 +1,154 @@
+"""Scenarios: who fights whom, where, in what light, under which rules.
+
+A scenario is a YAML file in ``configs/scenarios/`` (or anywhere), found by
+name or path. Stat-block paths are resolved against the scenario's folder
+first, then against ``configs/``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from vtm_sim.battle import Battle, Fighter
+from vtm_sim.config import config_dir, load_yaml, validate
+from vtm_sim.dice import DiceSource
+from vtm_sim.errors import ConfigError
+from vtm_sim.rules import RuleSet, load_rules
+from vtm_sim.space import CoverLevel, CoverZone, Lighting, Wall
+from vtm_sim.space import Field as Battlefield
+from vtm_sim.stats import StatBlock, load_stat_block
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class CombatantSpec(_Strict):
+    sheet: str
+    side: int = Field(ge=0, le=7)
+    at: tuple[float, float] = (0.0, 0.0)
+    prone: bool = False
+    blinded: bool = False
+
+
+class CoverSpec(_Strict):
+    name: str = "cover"
+    at: tuple[float, float]
+    radius: float = Field(gt=0, le=50)
+    level: Literal["light", "good", "superior"]
+
+
+class AmbushSpec(_Strict):
+    attacker: int = Field(ge=0)
+    target: int = Field(ge=0)
+
+
+class ScenarioSpec(_Strict):
+    title: str
+    description: str = ""
+    rules: str = "v20"
+    turn_limit: int = Field(default=20, ge=1, le=500)
+    lighting: Lighting = Lighting.NORMAL
+    sides: dict[int, str] = Field(default_factory=dict)
+    combatants: list[CombatantSpec] = Field(min_length=2, max_length=16)
+    cover: list[CoverSpec] = Field(default_factory=list)
+    walls: list[tuple[tuple[float, float], tuple[float, float]]] = Field(default_factory=list)
+    ambush: list[AmbushSpec] = Field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class Scenario:
+    """A loaded scenario: ready to start battles."""
+
+    name: str
+    title: str
+    description: str
+    rules: RuleSet
+    turn_limit: int
+    fighters: tuple[Fighter, ...]
+    field: Battlefield
+    sides: dict[int, str]
+    ambush: tuple[tuple[int, int], ...]
+    source: str
+
+    def battle(self, *, seed: int | None = None, dice: DiceSource | None = None,
+               turn_limit: int | None = None) -> Battle:
+        return Battle(
+            self.fighters, seed=seed, dice=dice, rules=self.rules,
+            turn_limit=turn_limit or self.turn_limit, field=self.field,
+            ambush=self.ambush,
+        )
+
+    def side_name(self, side: int) -> str:
+        return self.sides.get(side, f"side {side}")
+
+
+LEVELS = {"light": CoverLevel.LIGHT, "good": CoverLevel.GOOD, "superior": CoverLevel.SUPERIOR}
+
+
+def scenario_dir() -> Path:
+    return config_dir() / "scenarios"
+
+
+def list_scenarios() -> list[str]:
+    return sorted(p.stem for p in scenario_dir().glob("*.yaml"))
+
+
+def find_scenario(name_or_path: str) -> Path:
+    p = Path(name_or_path)
+    if p.suffix in (".yaml", ".yml"):
+        if not p.exists():
+            raise ConfigError(f"{p}: file not found")
+        return p
+    q = scenario_dir() / f"{name_or_path}.yaml"
+    if not q.exists():
+        raise ConfigError(
+            f"scenario {name_or_path!r}: unknown (expected one of {', '.join(list_scenarios())})"
+        )
+    return q
+
+
+def _sheet(path: Path, sheet: str) -> StatBlock:
+    for base in (path.parent, config_dir()):
+        cand = base / sheet
+        if cand.exists():
+            return load_stat_block(cand)
+    raise ConfigError(f"{path}: combatants: stat block {sheet!r} not found")
+
+
+def load_scenario(name_or_path: str) -> Scenario:
+    """Load and validate a scenario by name or file path."""
+    path = find_scenario(name_or_path)
+    spec = validate(ScenarioSpec, load_yaml(path), path)
+    rules = load_rules(spec.rules)
+    fighters = tuple(
+        Fighter(_sheet(path, c.sheet), c.side, c.at[0], c.at[1], c.prone, c.blinded)
+        for c in spec.combatants
+    )
+    if len({f.side for f in fighters}) < 2:
+        raise ConfigError(f"{path}: combatants: expected at least two sides")
+    for i, f in enumerate(fighters):
+        for w in f.stats.weapons:
+            if w.cls.value == "firearm" and not rules.firearms_allowed:
+                raise ConfigError(
+                    f"{path}: combatants.{i}: {w.name} is a firearm, not allowed under "
+                    f"the {rules.name} rules"
+                )
+    for a in spec.ambush:
+        for key, idx in (("attacker", a.attacker), ("target", a.target)):
+            if idx >= len(fighters):
+                raise ConfigError(f"{path}: ambush.{key}: no combatant {idx}")
+    zones = tuple(
+        CoverZone(c.name, c.at[0], c.at[1], c.radius, LEVELS[c.level])
+        for c in spec.cover
+    )
+    walls = tuple(Wall(a[0], a[1], b[0], b[1]) for a, b in spec.walls)
+    return Scenario(
+        path.stem, spec.title, spec.description, rules, spec.turn_limit, fighters,
+        Battlefield(zones, walls, spec.lighting), dict(spec.sides),
+        tuple((a.attacker, a.target) for a in spec.ambush), str(path),
+    )
