@@ -166,7 +166,7 @@ def plan_attack(
     level = stats.ability(ability)
     if level == 0 and ability not in TALENTS:
         difficulty += rules.unskilled_skill_difficulty  # ATK-3 (dark_ages variant)
-    pool = stats.attr(spec.attribute) + level + spec.accuracy  # ATK-3: unskilled = attribute
+    pool = attacker.attr(spec.attribute) + level + spec.accuracy  # ATK-3: unskilled = attribute
     pool -= attacker.penalty + penalty
     if spec.attribute == "dexterity":
         pool -= attacker.armor_penalty  # SOAK-4
@@ -176,7 +176,7 @@ def plan_attack(
         base = weapon.damage + dmg.bonus
     else:
         bonus = (weapon.strength_bonus or 0) if dmg.weapon else 0
-        base = stats.attr("strength") + bonus + dmg.bonus
+        base = attacker.attr("strength") + bonus + dmg.bonus
         damage_auto = stats.discipline("potence")  # VAMP-5 (Std)
     if dmg.type == "weapon":
         dtype = weapon.damage_type
@@ -214,7 +214,7 @@ DEFENSE_ABILITY = {
 def defense_pool(defender: Combatant, kind: DefenseKind, penalty: int) -> int:
     """Dexterity + Dodge / Brawl / Melee, less wounds, armor and ``penalty``."""
     s = defender.stats
-    pool = s.attr("dexterity") + s.ability(DEFENSE_ABILITY[kind])
+    pool = defender.attr("dexterity") + s.ability(DEFENSE_ABILITY[kind])
     return pool - defender.penalty - defender.armor_penalty - penalty
 
 
@@ -229,12 +229,12 @@ def soak_pool(defender: Combatant, dtype: DamageType, rules: RuleSet, *,
     fort = s.discipline("fortitude")
     pool = fort
     if dtype is DamageType.BASHING or (dtype is DamageType.LETHAL and defender.vampire):
-        pool += s.attr("stamina")  # SOAK-2
+        pool += defender.attr("stamina")  # SOAK-2
     elif (
         dtype is DamageType.AGGRAVATED and elemental and fort > 0
         and rules.fortitude_soaks_fire_with_stamina
     ):
-        pool += s.attr("stamina")  # SOAK-3 (004's reading)
+        pool += defender.attr("stamina")  # SOAK-3 (004's reading)
     if not elemental:
         pool += defender.armor_rating  # SOAK-4
     return pool
@@ -242,7 +242,7 @@ def soak_pool(defender: Combatant, dtype: DamageType, rules: RuleSet, *,
 
 def stun_threshold(defender: Combatant) -> int:
     """DMG-6: Stamina for mortals, Stamina + 2 for vampires."""
-    st = defender.stats.attr("stamina")
+    st = defender.attr("stamina")
     return st + 2 if defender.stats.kind.supernatural else st
 
 
@@ -338,7 +338,7 @@ def _parry_counter(defender: Combatant, attacker: Combatant, extra: int, rules: 
     """DEF-6: a lethal weapon parrying an unarmed attack hurts the attacker."""
     w = defender.weapon
     base = w.damage if not w.strength_based else (
-        defender.stats.attr("strength") + (w.strength_bonus or 0))
+        defender.attr("strength") + (w.strength_bonus or 0))
     auto = defender.stats.discipline("potence") if w.strength_based else 0
     log.emit({"e": EventKind.HIT, "who": defender.id, "target": attacker.id, "net": extra,
               "parry": True})

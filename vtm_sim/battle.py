@@ -190,7 +190,7 @@ class Battle:
 
     def run_allowance(self, c: Combatant) -> float:
         """MOVE-1, DMG-9: the farthest this character can move this turn."""
-        dex = c.stats.attr("dexterity")
+        dex = c.attr("dexterity")
         mv = self.tables.movement
         level = c.health.level
         run = mv.run.base + mv.run.per_dexterity * dex
@@ -466,7 +466,7 @@ class Battle:
         ok = True
         if self._multi(c):
             ability = "melee" if c.weapon.cls is WeaponClass.MELEE else "firearms"
-            pool = c.stats.attr("dexterity") + c.stats.ability(ability) - c.penalty - penalty
+            pool = c.attr("dexterity") + c.stats.ability(ability) - c.penalty - penalty
             r = roll(pool, 4, self.dice)
             log_roll(self.log, c.id, what, r)
             ok = r.successes > 0
@@ -482,7 +482,7 @@ class Battle:
         """ACT-6: no roll alone; within multiple actions Dex + Athletics at 4."""
         ok = True
         if self._multi(c):
-            pool = c.stats.attr("dexterity") + c.stats.ability("athletics") - c.penalty - penalty
+            pool = c.attr("dexterity") + c.stats.ability("athletics") - c.penalty - penalty
             r = roll(pool, 4, self.dice)
             log_roll(self.log, c.id, "get_up", r)
             ok = r.successes > 0

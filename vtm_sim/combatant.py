@@ -32,6 +32,27 @@ class Combatant:
     prone: bool = False
     blinded: bool = False  # CPX-1
     stunned_turn: int = -1  # DMG-6: the turn lost to a stun
+    attr_bonus: dict[str, int] = field(default_factory=dict)  # VAMP-2: blood for the scene
+    offhand: int = -1  # RNG-9: index of the weapon in the off hand
+    jammed: list[bool] = field(default_factory=list)  # CPX-6
+    lost: list[bool] = field(default_factory=list)  # dropped, thrown, broken or disarmed
+    facing: tuple[float, float] = (1.0, 0.0)  # ATK-7: unit vector the character faces
+    clinch_with: int = -1  # MAN-6
+    holding: int = -1  # MAN-7: the victim this character holds
+    held_by: int = -1  # MAN-7
+    grapple_turn: dict[int, int] = field(default_factory=dict)  # MAN-8: target -> turn gripped
+    feeding_on: int = -1  # MAN-9
+    fed_on_by: int = -1
+    staked: bool = False  # CPX-5
+    claws_out: bool = False  # MAN-11
+    aim_target: int = -1  # RNG-7
+    aim_dice: int = 0
+    aim_turn: int = -1
+    off_balance_turn: int = -1  # MAN-5: +1 difficulty on this turn's actions
+    init_penalty_turn: int = -1  # CPX-4: -2 initiative on this turn
+    in_cover: bool = False  # DEF-5: reached cover by dodging fire
+    vitae: int = 10  # MAN-9 (Std): blood a mortal or ghoul victim can lose
+    shots_this_turn: int = 0  # RNG-4: at most the weapon's rate
     # per turn
     rating: int = 0  # INIT-2: Dexterity + Wits
     initiative: int = 0
@@ -63,7 +84,14 @@ class Combatant:
             armor_rating=armor.rating if armor else 0,
             armor_penalty=armor.penalty if armor else 0,
             rating=stats.attr("dexterity") + stats.attr("wits"),
+            jammed=[False] * len(stats.weapons),
+            lost=[False] * len(stats.weapons),
+            offhand=_offhand(stats),
         )
+
+    def attr(self, name: str) -> int:
+        """An Attribute with blood bonuses (VAMP-2)."""
+        return self.stats.attr(name) + self.attr_bonus.get(name, 0)
 
     # --- derived state -------------------------------------------------
     @property
@@ -101,6 +129,14 @@ class Combatant:
         """DICE-8: at most ``per_turn`` Willpower points a turn."""
         return self.willpower > 0 and per_turn > 0 and self.wp_spent_turn != turn
 
+    @property
+    def grappling(self) -> bool:
+        """In a clinch, holding, held, feeding or fed upon (MAN-6/7/9)."""
+        return (
+            self.clinch_with >= 0 or self.holding >= 0 or self.held_by >= 0
+            or self.feeding_on >= 0 or self.fed_on_by >= 0
+        )
+
     def reset_turn(self) -> None:
         self.declared = 1
         self.full_defense = False
@@ -115,3 +151,16 @@ class Combatant:
         self.moved = 0.0
         self.blood_spent = 0
         self.sim_penalty = None
+        self.shots_this_turn = 0
+        self.rating = self.attr("dexterity") + self.attr("wits")
+
+
+ONE_HANDED = frozenset({"P", "J"})  # RNG-9: pocket and jacket weapons fit one hand
+
+
+def _offhand(stats: StatBlock) -> int:
+    """RNG-9: a second one-handed weapon beside a one-handed first one is in the off hand."""
+    ws = stats.weapons
+    if len(ws) >= 2 and ws[0].conceal in ONE_HANDED and ws[1].conceal in ONE_HANDED:
+        return 1
+    return -1
