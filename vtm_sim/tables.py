@@ -64,6 +64,8 @@ class WeaponSpec(_Strict):
     autofire: bool = False
     length: int = Field(default=0, ge=0, le=5)
     conceal: Literal["P", "J", "T", "N"] = "N"
+    scope: bool = False  # RNG-7: +2 dice when aiming
+    trips: bool = False  # MAN-4: a staff or chain sweeps with Melee and its own damage
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,6 +83,8 @@ class Weapon:
     autofire: bool
     length: int
     conceal: str
+    scope: bool = False
+    trips: bool = False
 
     @property
     def strength_based(self) -> bool:
@@ -134,7 +138,7 @@ class DamageSpec(_Strict):
     strength: bool = False
     weapon: bool = False
     bonus: int = 0
-    type: Literal["bashing", "lethal", "aggravated", "weapon", "none"]
+    type: Literal["bashing", "lethal", "aggravated", "weapon", "none", "claws"]
 
 
 class ManeuverSpec(_Strict):
@@ -144,7 +148,42 @@ class ManeuverSpec(_Strict):
     accuracy: int = Field(ge=-5, le=20)
     reach: int | None = Field(default=None, ge=0)
     rounds: int = Field(default=0, ge=0)
+    magazine: bool = False
+    area: float = Field(default=0.0, ge=0)
+    effect: Literal["knockdown", "tackle", "clinch", "hold", "feed", "disarm"] | None = None
+    needs: list[
+        Literal["grapple", "vampire", "claws", "melee_weapon", "autofire"]
+    ] = Field(default_factory=list)
     damage: DamageSpec
+
+
+MishapEffect = Literal[
+    "jam", "drop", "break", "hit_ally", "off_balance", "fall", "self_damage",
+    "struck_by_opponent",
+]
+
+
+class MishapTableSpec(_Strict):
+    firearm: list[tuple[int, int, MishapEffect]]
+    bow: list[tuple[int, int, MishapEffect]]
+    crossbow: list[tuple[int, int, MishapEffect]]
+    thrown: list[tuple[int, int, MishapEffect]]
+    melee: list[tuple[int, int, MishapEffect]]
+    unarmed: list[tuple[int, int, MishapEffect]]
+    disarm: list[tuple[int, int, MishapEffect]]
+
+    def effect(self, table: str, face: int) -> MishapEffect | None:
+        rows: list[tuple[int, int, MishapEffect]] = getattr(self, table)
+        for lo, hi, eff in rows:
+            if lo <= face <= hi:
+                return eff
+        return None
+
+
+class CalledShotRow(_Strict):
+    medium: tuple[int, int]
+    small: tuple[int, int]
+    tiny: tuple[int, int]
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,6 +196,8 @@ class Tables:
     generations: dict[int, GenerationSpec]
     movement: MovementSpec
     maneuvers: dict[str, ManeuverSpec]
+    called_shots: dict[str, CalledShotRow]
+    mishaps: MishapTableSpec
     root: Path
 
     def weapon(self, name: str) -> Weapon:
@@ -186,7 +227,7 @@ def load_tables(root: Path | None = None) -> Tables:
         weapons[str(name)] = Weapon(
             str(name), cls, DamageType(spec.damage_type), spec.damage or 0,
             spec.strength_bonus, spec.range or 0, spec.rate, spec.magazine,
-            spec.autofire, spec.length, spec.conceal,
+            spec.autofire, spec.length, spec.conceal, spec.scope, spec.trips,
         )
     path = root / "armor.yaml"
     armor = {
@@ -207,4 +248,12 @@ def load_tables(root: Path | None = None) -> Tables:
     maneuvers = {
         str(n): validate(ManeuverSpec, r, path, str(n)) for n, r in _mapping(path).items()
     }
-    return Tables(weapons, armor, tuple(health.levels), gens, movement, maneuvers, root)
+    path = root / "called_shots.yaml"
+    called = {
+        str(n): validate(CalledShotRow, r, path, str(n)) for n, r in _mapping(path).items()
+    }
+    path = root / "mishaps.yaml"
+    mishaps = validate(MishapTableSpec, load_yaml(path), path)
+    return Tables(
+        weapons, armor, tuple(health.levels), gens, movement, maneuvers, called, mishaps, root
+    )
