@@ -2,7 +2,9 @@
 
 Pools are computed by small pure functions (:func:`plan_attack`,
 :func:`defense_pool`, :func:`soak_pool`); :func:`resolve_attack` rolls them in
-order, records every roll as an event and applies the result.
+order, records every roll as an event and applies the result. Situational
+modifiers that need the battlefield (cover, flanking, darkness, ...) are
+worked out by the battle and passed in as a :class:`Situation`.
 """
 
 from __future__ import annotations
@@ -10,21 +12,47 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from vtm_sim.choices import DefenseKind
+from vtm_sim.choices import CalledShot, DefenseKind
 from vtm_sim.combatant import Combatant
 from vtm_sim.dice import DiceSource, Roll, SpecialtyRule, roll
 from vtm_sim.events import EventKind, EventLog
 from vtm_sim.rules import RuleSet
 from vtm_sim.stats import TALENTS
-from vtm_sim.tables import UNARMED, DamageType, ManeuverSpec, Tables, Weapon, WeaponClass
+from vtm_sim.tables import (
+    UNARMED,
+    DamageType,
+    ManeuverSpec,
+    Tables,
+    Weapon,
+    WeaponClass,
+)
 
 DiceFor = Callable[[str], DiceSource]
 BASE_DIFFICULTY = 6  # ATK-4
 POINT_BLANK_YARDS = 2.0  # RNG-2
 POINT_BLANK_DIFFICULTY = 4
 MAX_RANGE_DIFFICULTY = 2  # RNG-2: +2 between short and twice the range
-CLOSE_MANEUVERS = frozenset({"punch", "kick", "weapon_strike"})
-RANGED_MANEUVERS = frozenset({"single_shot", "thrown"})
+CLOSE_MANEUVERS = frozenset({
+    "punch", "kick", "weapon_strike", "sweep", "tackle", "clinch", "hold", "bite", "kiss",
+    "disarm", "claws",
+})
+RANGED_MANEUVERS = frozenset({"single_shot", "burst", "full_auto", "spray", "thrown"})
+SHOOTING = frozenset({WeaponClass.FIREARM, WeaponClass.BOW, WeaponClass.CROSSBOW})
+
+# MAN-11: claws are natural weapons (Std damage Strength + 1)
+FERAL_CLAWS = Weapon("feral claws", WeaponClass.UNARMED, DamageType.AGGRAVATED, 0, 1, 0, 1, 0,
+                     False, 0, "P")
+BONE_SPURS = Weapon("bone spurs", WeaponClass.UNARMED, DamageType.LETHAL, 0, 1, 0, 1, 0,
+                    False, 0, "P")
+
+
+@dataclass(frozen=True, slots=True)
+class Situation:
+    """Modifiers from the battlefield and the characters' states."""
+
+    dice: int = 0  # ATK-7 flank/rear, CPX-1 blind target, CPX-3 held target, RNG-7 aim
+    difficulty: int = 0  # ATK-8, ATK-10, RNG-1 cover, CPX-1, MAN-5 off balance, ...
+    auto_hit: bool = False  # CPX-3: a completely immobilized target
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,7 +70,13 @@ class AttackPlan:
     damage_type: DamageType
     extra_successes_add: bool  # ATK-5 / ATK-6
     close: bool
-    rounds: int
+    rounds: int  # bullets (or thrown weapons) spent
+    effect: str | None = None
+    area: float = 0.0  # RNG-6: spray width in yards
+    auto_hit: bool = False
+    called: CalledShot | None = None
+    offhand: bool = False
+    no_damage: bool = False  # hold, kiss
 
     @property
     def ranged(self) -> bool:
@@ -59,21 +93,53 @@ class AttackOutcome:
     levels: int
     damage_type: DamageType
     stunned: bool
+    disarmed: bool = False
 
     @property
     def hit(self) -> bool:
         return self.net >= 1
 
 
-def maneuver_weapon(attacker: Combatant, maneuver: str) -> Weapon | None:
+def hand_weapon(attacker: Combatant, offhand: bool) -> tuple[Weapon, int]:
+    """The weapon in the main (or off) hand and its index (-1: none)."""
+    idx = attacker.offhand if offhand else attacker.wielding
+    if idx < 0 or attacker.lost[idx]:
+        return UNARMED, -1
+    return attacker.stats.weapons[idx], idx
+
+
+def claws_of(attacker: Combatant) -> Weapon | None:
+    """MAN-11: Feral Claws (Protean 2) or Bone Craft spurs (Vicissitude 3)."""
+    d = attacker.stats.discipline
+    if d("protean") >= 2 and (attacker.claws_out or attacker.blood > 0):
+        return FERAL_CLAWS
+    if d("vicissitude") >= 3:
+        return BONE_SPURS
+    return None
+
+
+def maneuver_weapon(attacker: Combatant, maneuver: str, spec: ManeuverSpec | None = None,
+                    offhand: bool = False) -> Weapon | None:
     """The weapon a maneuver uses, or None if the attacker cannot perform it."""
-    w = attacker.weapon
-    if maneuver in ("punch", "kick"):
+    w, idx = hand_weapon(attacker, offhand)
+    uses_hand = maneuver in RANGED_MANEUVERS or maneuver in ("weapon_strike", "disarm")
+    if uses_hand and idx >= 0 and attacker.jammed[idx]:
+        return None  # CPX-6: a jammed (or unstrung) weapon must be cleared first
+    needs = spec.needs if spec is not None else []
+    if "vampire" in needs and not attacker.vampire:
+        return None
+    if maneuver == "claws":
+        return claws_of(attacker)
+    if maneuver == "sweep":
+        return w if w.cls is WeaponClass.MELEE and w.trips else UNARMED
+    if maneuver in ("punch", "kick", "tackle", "clinch", "hold", "bite", "kiss"):
         return UNARMED
-    if maneuver == "weapon_strike":
+    if maneuver in ("weapon_strike", "disarm"):
         return w if w.cls is WeaponClass.MELEE else None
     if maneuver == "single_shot":
-        return w if w.cls in (WeaponClass.FIREARM, WeaponClass.BOW, WeaponClass.CROSSBOW) else None
+        return w if w.cls in SHOOTING else None
+    if maneuver in ("burst", "full_auto", "spray"):
+        return w if w.cls is WeaponClass.FIREARM and w.autofire else None
     if maneuver == "thrown":
         return w if w.cls is WeaponClass.THROWN else None
     return None
@@ -94,7 +160,7 @@ def range_modifier(weapon: Weapon, distance: float) -> int | None:
     return None
 
 
-def reach_of(weapon: Weapon, spec: ManeuverSpec) -> float:
+def reach_of(spec: ManeuverSpec) -> float:
     """ATK-1: 1 yard unarmed, 2 yards with a melee weapon."""
     return float(spec.reach if spec.reach is not None else 1)
 
@@ -123,6 +189,18 @@ def effective_damage_type(weapon_type: DamageType, weapon: Weapon, target: Comba
     return weapon_type
 
 
+def ammo_needed(weapon: Weapon, spec: ManeuverSpec, ammo: int) -> int | None:
+    """RNG-3/5/6/10: rounds a maneuver spends, None if the magazine cannot serve it."""
+    if weapon.cls is WeaponClass.THROWN:
+        return 1 if ammo >= 1 else None
+    if not weapon.cls.ranged:
+        return 0
+    if spec.magazine:  # RNG-5: at least half full; empties the magazine
+        return ammo if ammo > 0 and 2 * ammo >= weapon.magazine else None
+    need = max(1, spec.rounds)
+    return need if ammo >= need else None
+
+
 def plan_attack(
     attacker: Combatant,
     target: Combatant,
@@ -133,29 +211,44 @@ def plan_attack(
     penalty: int = 0,
     difficulty_mod: int = 0,
     distance: float | None = None,
+    situation: Situation | None = None,
+    called: CalledShot | None = None,
+    offhand: bool = False,
 ) -> AttackPlan | None:
     """Compute an attack's pool and difficulty, or None if it is not possible.
 
     Args:
         penalty: dice lost to multiple actions (ACT-1) and extra movement (ACT-4).
-        difficulty_mod: situational difficulty (ATK-8 multiple opponents, ...).
+        difficulty_mod: difficulty from outside the maneuver (ATK-8, ...).
         distance: yards to the target when the roll is made (default: now).
+        situation: battlefield modifiers (cover, flanking, darkness, aim, ...).
+        called: a called shot (RNG-8).
+        offhand: the attack is made with the off-hand weapon (RNG-9).
     """
     spec = tables.maneuvers.get(maneuver)
-    weapon = maneuver_weapon(attacker, maneuver)
-    if spec is None or weapon is None:
+    if spec is None:
         return None
+    weapon = maneuver_weapon(attacker, maneuver, spec, offhand)
+    if weapon is None:
+        return None
+    if offhand and attacker.offhand < 0:
+        return None
+    if called is not None and spec.magazine:
+        return None  # RNG-5/6: no called shot with autofire
     stats = attacker.stats
     close = maneuver in CLOSE_MANEUVERS
+    sit = situation or Situation()
     dist = attacker.distance(target) if distance is None else distance
-    difficulty = BASE_DIFFICULTY + spec.difficulty + difficulty_mod
+    difficulty = BASE_DIFFICULTY + spec.difficulty + difficulty_mod + sit.difficulty
+    rounds = 0
     if not close:
         if weapon.cls is WeaponClass.FIREARM and not rules.firearms_allowed:
             return None
-        if weapon.cls.ranged and weapon.magazine and attacker.ammo[attacker.wielding] < max(
-            1, spec.rounds
-        ):
-            return None  # RNG-10: empty
+        idx = attacker.offhand if offhand else attacker.wielding
+        need = ammo_needed(weapon, spec, attacker.ammo[idx])
+        if need is None:
+            return None  # RNG-10: empty (or too empty for autofire)
+        rounds = need
         mod = range_modifier(weapon, dist)
         if mod is None:
             return None
@@ -163,10 +256,19 @@ def plan_attack(
     ability = spec.ability
     if weapon.cls in (WeaponClass.BOW, WeaponClass.CROSSBOW):
         ability = "archery"  # ATK-2
+    elif maneuver == "sweep" and weapon.cls is WeaponClass.MELEE:
+        ability = "melee"  # MAN-4 with a staff or chain
     level = stats.ability(ability)
     if level == 0 and ability not in TALENTS:
         difficulty += rules.unskilled_skill_difficulty  # ATK-3 (dark_ages variant)
-    pool = attacker.attr(spec.attribute) + level + spec.accuracy  # ATK-3: unskilled = attribute
+    if offhand and "ambidextrous" not in stats.merits:
+        difficulty += 1  # RNG-9
+    damage_bonus = 0
+    if called is not None:  # RNG-8
+        row = getattr(tables.called_shots[rules.called_shot_table], called.value)
+        difficulty += row[0]
+        damage_bonus = row[1]
+    pool = attacker.attr(spec.attribute) + level + spec.accuracy + sit.dice  # ATK-3
     pool -= attacker.penalty + penalty
     if spec.attribute == "dexterity":
         pool -= attacker.armor_penalty  # SOAK-4
@@ -174,32 +276,39 @@ def plan_attack(
     damage_auto = 0
     if dmg.weapon and not weapon.strength_based:
         base = weapon.damage + dmg.bonus
+    elif maneuver == "claws":
+        base = attacker.attr("strength") + dmg.bonus
+        damage_auto = stats.discipline("potence")  # VAMP-5 (Std)
     else:
-        bonus = (weapon.strength_bonus or 0) if dmg.weapon else 0
+        bonus = (weapon.strength_bonus or 0) if (dmg.weapon or weapon.trips) else 0
         base = attacker.attr("strength") + bonus + dmg.bonus
         damage_auto = stats.discipline("potence")  # VAMP-5 (Std)
-    if dmg.type == "weapon":
+    if dmg.type in ("weapon", "claws") or (maneuver == "sweep" and weapon.trips):
         dtype = weapon.damage_type
     elif dmg.type == "none":
         dtype = DamageType.BASHING
     else:
         dtype = DamageType(dmg.type)
     return AttackPlan(
-        maneuver, weapon, ability, pool, difficulty, stats.has_specialty(ability), base,
-        damage_auto, dtype, extra_successes_add(weapon, rules), close, spec.rounds,
+        maneuver, weapon, ability, pool, difficulty, stats.has_specialty(ability),
+        base + damage_bonus, damage_auto, dtype, extra_successes_add(weapon, rules), close,
+        rounds, spec.effect, spec.area, sit.auto_hit, called, offhand, dmg.type == "none",
     )
 
 
-def legal_defenses(defender: Combatant, plan: AttackPlan) -> list[DefenseKind]:
+def legal_defenses(defender: Combatant, plan: AttackPlan, *, room: bool = True) -> list[
+    DefenseKind
+]:
     """Which defenses the rules allow against this attack (DEF-4..6, DEF-8)."""
-    out = [DefenseKind.DODGE]  # DEF-5: against any attack (room assumed)
+    out = [DefenseKind.DODGE] if room else []  # DEF-5 / DEF-8
     if plan.close:
         # DEF-4: block bashing only, unless armored or with Fortitude
         if plan.damage_type is DamageType.BASHING or defender.armor_rating > 0 or (
             defender.stats.discipline("fortitude") > 0
         ):
             out.append(DefenseKind.BLOCK)
-        if defender.weapon.cls is WeaponClass.MELEE:  # DEF-6
+        w, _ = hand_weapon(defender, False)
+        if w.cls is WeaponClass.MELEE:  # DEF-6
             out.append(DefenseKind.PARRY)
     return out
 
@@ -246,6 +355,22 @@ def stun_threshold(defender: Combatant) -> int:
     return st + 2 if defender.stats.kind.supernatural else st
 
 
+def roll_attack(plan: AttackPlan, attacker: Combatant, rules: RuleSet, dice_for: DiceFor,
+                log: EventLog, *, willpower: bool = False) -> Roll:
+    """The attack roll alone (DICE-*, ATK-4)."""
+    spec_rule: SpecialtyRule | None = rules.specialty
+    return _roll(log, attacker.id, "attack", plan.pool, plan.difficulty, dice_for,
+                 specialty=spec_rule if plan.specialty else None, willpower=willpower)
+
+
+def roll_defense(defender: Combatant, defense: DefenseKind, penalty: int, difficulty: int,
+                 rules: RuleSet, dice_for: DiceFor, log: EventLog) -> Roll:
+    ability = DEFENSE_ABILITY[defense]
+    spec_rule = rules.specialty if defender.stats.has_specialty(ability) else None
+    return _roll(log, defender.id, defense.value, defense_pool(defender, defense, penalty),
+                 difficulty, dice_for, specialty=spec_rule)
+
+
 def resolve_attack(
     plan: AttackPlan,
     attacker: Combatant,
@@ -260,43 +385,62 @@ def resolve_attack(
     *,
     willpower: bool = False,
     elemental: bool = False,
+    attack_roll: Roll | None = None,
+    successes: int | None = None,
+    spray: bool = False,
 ) -> AttackOutcome:
-    """Roll an attack through the whole chain and apply it to the defender."""
-    spec_rule: SpecialtyRule | None = rules.specialty
-    a = _roll(log, attacker.id, "attack", plan.pool, plan.difficulty, dice_for,
-              specialty=spec_rule if plan.specialty else None, willpower=willpower)
-    if a.botch:  # ATK-4 / DICE-4: a miss and a mishap (CPX-6 details in the weapon rules)
-        log.emit({"e": EventKind.MISHAP, "who": attacker.id, "weapon": plan.weapon.name})
+    """Roll an attack through the whole chain and apply it to the defender.
+
+    ``attack_roll``/``successes`` let autofire spray hand each target its
+    share of one roll; with ``spray`` the share left after the target's dodge
+    is added to the damage pool whole (RNG-6, as 000 words it).
+    """
+    a = attack_roll if attack_roll is not None else roll_attack(
+        plan, attacker, rules, dice_for, log, willpower=willpower)
+    got = a.successes if successes is None else successes
+    if plan.auto_hit:
+        got = max(1, got)  # CPX-3: cannot miss a completely immobilized target
     d_roll: Roll | None = None
-    net = a.successes
-    if defense is not DefenseKind.NONE:
-        ability = DEFENSE_ABILITY[defense]
-        d_roll = _roll(log, defender.id, defense.value, defense_pool(defender, defense,
-                       defense_penalty), defense_difficulty, dice_for,
-                       specialty=spec_rule if defender.stats.has_specialty(ability) else None)
+    net = got
+    if got > 0 and defense is not DefenseKind.NONE:
+        d_roll = roll_defense(defender, defense, defense_penalty, defense_difficulty, rules,
+                              dice_for, log)
         net -= d_roll.successes  # DEF-1
         if (
             defense is DefenseKind.PARRY and plan.weapon.cls is WeaponClass.UNARMED
-            and defender.weapon.damage_type is not DamageType.BASHING and net < 0
+            and hand_weapon(defender, False)[0].damage_type is not DamageType.BASHING
+            and net < 0
         ):
             _parry_counter(defender, attacker, -net, rules, dice_for, log, turn)
     dtype = effective_damage_type(plan.damage_type, plan.weapon, defender, rules)
-    if net < 1 or a.successes == 0:
+    if net < 1 or got == 0:
         log.emit({"e": EventKind.MISS, "who": attacker.id, "target": defender.id,
                   "net": max(net, 0)})
         return AttackOutcome(a, d_roll, None, None, max(net, 0), 0, dtype, False)
     log.emit({"e": EventKind.HIT, "who": attacker.id, "target": defender.id, "net": net})
-    extra = net - 1 if plan.extra_successes_add else 0  # ATK-5
+    if plan.effect == "disarm":
+        w, idx = hand_weapon(defender, False)
+        if net > defender.attr("strength") and idx >= 0:  # MAN-10
+            defender.lost[idx] = True
+            defender.wielding = -1
+            log.emit({"e": EventKind.ACTION, "who": defender.id, "action": "disarmed",
+                      "weapon": w.name, "by": attacker.id})
+            return AttackOutcome(a, d_roll, None, None, net, 0, dtype, False, disarmed=True)
+    if plan.no_damage:
+        return AttackOutcome(a, d_roll, None, None, net, 0, dtype, False)
+    # ATK-5: each success beyond the first adds a die (RNG-6 spray: the whole share)
+    extra = net if spray else (net - 1 if plan.extra_successes_add else 0)
     dmg_pool = max(1, plan.damage_base + extra)  # DMG-2, DMG-3
-    return _apply_damage(attacker.id, defender, dmg_pool, plan.damage_auto, dtype, rules,
-                         dice_for, log, turn, a, d_roll, net, elemental)
+    return apply_damage(attacker.id, defender, dmg_pool, plan.damage_auto, dtype, rules,
+                        dice_for, log, turn, a, d_roll, net, elemental)
 
 
-def _apply_damage(
+def apply_damage(
     source: int, defender: Combatant, dmg_pool: int, auto: int, dtype: DamageType,
-    rules: RuleSet, dice_for: DiceFor, log: EventLog, turn: int, a: Roll, d_roll: Roll | None,
-    net: int, elemental: bool,
+    rules: RuleSet, dice_for: DiceFor, log: EventLog, turn: int, a: Roll | None = None,
+    d_roll: Roll | None = None, net: int = 1, elemental: bool = False,
 ) -> AttackOutcome:
+    """Roll damage, soak it (SOAK-*) and mark the health track (DMG-*)."""
     dmg = _roll(log, source, "damage", dmg_pool, BASE_DIFFICULTY, dice_for, damage=True)
     dealt = dmg.successes + auto
     soak = None
@@ -312,6 +456,8 @@ def _apply_damage(
     if dtype is DamageType.BASHING and defender.vampire:
         levels //= 2  # DMG-5
     stunned = apply_levels(defender, levels, dtype, log, turn)
+    if a is None:
+        a = Roll(0, BASE_DIFFICULTY, (), 0, False)
     return AttackOutcome(a, d_roll, dmg, soak, net, levels, dtype, stunned)
 
 
@@ -333,19 +479,26 @@ def apply_levels(defender: Combatant, levels: int, dtype: DamageType, log: Event
     return stunned
 
 
+def weapon_damage(c: Combatant, w: Weapon) -> tuple[int, int]:
+    """A weapon's damage pool and Potence successes in ``c``'s hands."""
+    if w.strength_based:
+        return c.attr("strength") + (w.strength_bonus or 0), c.stats.discipline("potence")
+    return w.damage, 0
+
+
 def _parry_counter(defender: Combatant, attacker: Combatant, extra: int, rules: RuleSet,
                    dice_for: DiceFor, log: EventLog, turn: int) -> None:
-    """DEF-6: a lethal weapon parrying an unarmed attack hurts the attacker."""
-    w = defender.weapon
-    base = w.damage if not w.strength_based else (
-        defender.attr("strength") + (w.strength_bonus or 0))
-    auto = defender.stats.discipline("potence") if w.strength_based else 0
+    """DEF-6: a lethal weapon parrying an unarmed attack hurts the attacker.
+
+    The parrying weapon's damage plus one die per success beyond the attacker's.
+    """
+    w, _ = hand_weapon(defender, False)
+    base, auto = weapon_damage(defender, w)
     log.emit({"e": EventKind.HIT, "who": defender.id, "target": attacker.id, "net": extra,
               "parry": True})
-    dummy = Roll(0, BASE_DIFFICULTY, (), 0, False)
-    _apply_damage(defender.id, attacker, base + extra, auto,
-                  effective_damage_type(w.damage_type, w, attacker, rules), rules, dice_for,
-                  log, turn, dummy, None, extra, False)
+    apply_damage(defender.id, attacker, base + extra, auto,
+                 effective_damage_type(w.damage_type, w, attacker, rules), rules, dice_for,
+                 log, turn)
 
 
 def _roll(

@@ -11,26 +11,37 @@ same way.
 from __future__ import annotations
 
 import math
-from collections.abc import Generator, Sequence
+from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from vtm_sim.attack import (
+    BASE_DIFFICULTY,
     CLOSE_MANEUVERS,
+    RANGED_MANEUVERS,
+    SHOOTING,
+    AttackOutcome,
     AttackPlan,
+    Situation,
     defense_pool,
+    hand_weapon,
     legal_defenses,
-    log_roll,
+    maneuver_weapon,
     plan_attack,
+    reach_of,
     resolve_attack,
+    roll_attack,
 )
+from vtm_sim.blood import blood_options, spend_blood
 from vtm_sim.choices import (
     NO_DEFENSE,
     AbortMethod,
     Action,
     ActionKind,
+    BloodSpend,
+    CalledShot,
     Choice,
     Decision,
     DecisionKind,
@@ -40,8 +51,10 @@ from vtm_sim.choices import (
 )
 from vtm_sim.combatant import Combatant
 from vtm_sim.dice import DiceSource, RngDice, roll
+from vtm_sim.effects import Effects
 from vtm_sim.errors import IllegalActionError
 from vtm_sim.events import EventKind, EventLog
+from vtm_sim.movement import approach_cost, burden, run_allowance, walk_speed
 from vtm_sim.rules import RuleSet, load_rules
 from vtm_sim.space import OPEN_FIELD, CoverLevel, CoverZone, Field, Lighting, Wall
 from vtm_sim.stats import StatBlock
@@ -55,6 +68,13 @@ MANEUVERS = (
 )
 ENGAGE_YARDS = 2.0  # ATK-8: an enemy this close is engaging the character
 ADJACENT_YARDS = 1.0
+DODGE_YARDS = 1.0  # DEF-5: room a dodge under fire needs to reach cover
+SPRAY_DODGE = 1  # RNG-6: dodging autofire spray is +1 difficulty
+FLANK_COS = 0.5  # ATK-7: within 60 degrees of facing is the front, beyond 120 behind
+GRAPPLE_MANEUVERS = frozenset({"bite", "kiss"})  # MAN-6/7: all a grappler may attack with
+HAND_MANEUVERS = frozenset({"weapon_strike", "disarm", "single_shot", "burst", "thrown"})
+CALLABLE = frozenset({"punch", "kick", "weapon_strike", "claws", "single_shot", "burst",
+                      "thrown"})  # RNG-8: no called shot with full auto or spray
 
 Flow = Generator[Decision, Choice, None]
 
@@ -74,6 +94,7 @@ class Fighter:
 def field_to_json(field: Field) -> dict[str, Any]:
     return {
         "lighting": field.lighting.value,
+        "cramped": field.cramped,
         "cover": [[z.name, z.x, z.y, z.radius, z.level.value] for z in field.cover],
         "walls": [[w.x1, w.y1, w.x2, w.y2] for w in field.walls],
     }
@@ -84,6 +105,7 @@ def field_from_json(data: dict[str, Any]) -> Field:
         tuple(CoverZone(n, x, y, r, CoverLevel(lv)) for n, x, y, r, lv in data["cover"]),
         tuple(Wall(*w) for w in data["walls"]),
         Lighting(data["lighting"]),
+        bool(data.get("cramped", False)),
     )
 
 
@@ -104,7 +126,7 @@ def sheet_of(stats: StatBlock) -> dict[str, Any]:
     return d
 
 
-class Battle:
+class Battle(Effects):
     """One fight from the first initiative roll to the end.
 
     Args:
@@ -113,6 +135,8 @@ class Battle:
         dice: where every die comes from (DICE-9); default a seeded RngDice.
         rules: the rules profile (default v20).
         turn_limit: the battle ends undecided after this many turns.
+        field: cover, walls and lighting (default an open, lit field).
+        ambush: (attacker, target) pairs that try ATK-11 before the first turn.
     """
 
     def __init__(
@@ -129,7 +153,7 @@ class Battle:
     ) -> None:
         self.rules = rules or load_rules("v20")
         self.tables = tables or load_tables()
-        self.dice: DiceSource = dice if dice is not None else RngDice(np.random.default_rng(seed))
+        self.dice = dice if dice is not None else RngDice(np.random.default_rng(seed))
         self.seed = seed
         self.turn_limit = turn_limit
         self.field = field
@@ -141,13 +165,15 @@ class Battle:
         for f, c in zip(fighters, self.combatants, strict=True):
             c.prone = f.prone
             c.blinded = f.blinded
+        for c in self.combatants:
+            self._face_nearest(c)
         self.log = EventLog()
         self.turn = 0
         self.winner: int | None = None
         self.over = False
         self.end_reason = ""
         self.order: list[Combatant] = []
-        self._dice_for = lambda _label: self.dice
+        self._surprise: tuple[int, int, int, bool] | None = None  # ATK-11 free attack
         self.log.emit({
             "e": EventKind.BATTLE, "version": LOG_VERSION, "seed": seed,
             "rules": self.rules.model_dump(), "turn_limit": turn_limit,
@@ -181,6 +207,10 @@ class Battle:
         return self.pending
 
     # --- queries ---------------------------------------------------------
+    def able(self, c: Combatant) -> bool:
+        """Still fighting: active and not paralyzed by a stake (CPX-5)."""
+        return c.active and not c.staked
+
     def enemies(self, c: Combatant) -> list[Combatant]:
         return [o for o in self.combatants if o.side != c.side and o.active]
 
@@ -189,22 +219,12 @@ class Battle:
         return c.initiative - c.health.penalty
 
     def run_allowance(self, c: Combatant) -> float:
-        """MOVE-1, DMG-9: the farthest this character can move this turn."""
-        dex = c.attr("dexterity")
-        mv = self.tables.movement
-        level = c.health.level
-        run = mv.run.base + mv.run.per_dexterity * dex
-        if level is None or level.move == "full":
-            return float(run)
-        if level.move == "half":
-            return run / 2
-        if level.move == "no_run":
-            return float(mv.jog.base + mv.jog.per_dexterity * dex)
-        return float(level.yards or 0)
+        """MOVE-1, DMG-9, MOVE-2: the farthest this character can move this turn."""
+        return run_allowance(c, self.tables)
 
     def opponents_modifier(self, c: Combatant) -> int:
         """ATK-8: +1 difficulty per engaging opponent after the first, capped."""
-        n = sum(1 for o in self.enemies(c) if c.distance(o) <= ENGAGE_YARDS)
+        n = sum(1 for o in self.enemies(c) if c.distance(o) <= ENGAGE_YARDS and self.able(o))
         return min(self.rules.multiple_opponents_cap, max(0, n - 1))
 
     def action_penalty(self, c: Combatant) -> int:
@@ -218,12 +238,63 @@ class Battle:
         need = max(0.0, c.distance(target) - reach)
         if need <= 1e-9:
             return 0.0, 0
-        allowance = self.run_allowance(c)
-        if c.moved + need > allowance + 1e-9:
+        if c.prone or c.grappling:
             return None
-        half = allowance / 2
-        extra = max(0.0, c.moved + need - half) - max(0.0, c.moved - half)
-        return need, math.ceil(extra - 1e-9)
+        cost = approach_cost(c.moved, need, self.run_allowance(c))
+        return None if cost is None else (need, cost)
+
+    def cover_of(self, c: Combatant, against: Combatant) -> CoverLevel:
+        """RNG-1: cover from a zone the attacker is not in, or light cover when prone."""
+        zone = self.field.cover_at(c.x, c.y)
+        level = CoverLevel.NONE
+        if zone is not None and not zone.contains(against.x, against.y):
+            level = zone.level
+        if c.prone and level.value < CoverLevel.LIGHT.value:
+            level = CoverLevel.LIGHT
+        return level
+
+    def sees_in_dark(self, c: Combatant) -> bool:
+        """ATK-10: Heightened Senses (Auspex 1) or Eyes of the Beast (Protean 1)."""
+        d = c.stats.discipline
+        return d("auspex") >= 1 or d("protean") >= 1
+
+    def situation(self, c: Combatant, t: Combatant, maneuver: str,
+                  offhand: bool = False) -> Situation | None:
+        """Battlefield and state modifiers for ``c`` attacking ``t`` (None: impossible)."""
+        close = maneuver in CLOSE_MANEUVERS
+        dice = 0
+        diff = self.opponents_modifier(c)  # ATK-8
+        if c.off_balance_turn == self.turn:
+            diff += 1  # MAN-5
+        diff += burden(c)[0]  # MOVE-2
+        dark = self.field.lighting is Lighting.DARK and not self.sees_in_dark(c)
+        if c.blinded or dark:
+            if not close:
+                return None  # ATK-10: firing blind is not possible
+            diff += 2  # ATK-10, CPX-1
+        if t.blinded:
+            dice += 2  # CPX-1
+        auto = t.staked  # CPX-3: completely immobilized
+        if not auto and (t.held_by >= 0 or t.fed_on_by >= 0):
+            dice += 2  # CPX-3: held and struggling
+        if close:
+            dice += flank_bonus(c, t)  # ATK-7
+            tw, _ = hand_weapon(t, False)
+            if tw.cls is WeaponClass.MELEE:
+                spec = self.tables.maneuvers[maneuver]
+                mine = maneuver_weapon(c, maneuver, spec, offhand)
+                if mine is not None and tw.length > mine.length:
+                    dice -= 1  # ATK-9: held off by a longer weapon
+        else:
+            if not self.field.line_of_sight(c.x, c.y, t.x, t.y):
+                return None  # ATK-2
+            diff += self.cover_of(t, c).value + self.cover_of(c, t).shooter_penalty  # RNG-1
+            if c.aim_target == t.id and c.aim_dice > 0 and c.aim_turn >= self.turn - 1:
+                w, _ = hand_weapon(c, offhand)
+                dice += c.aim_dice + (2 if w.scope else 0)  # RNG-7
+        if self._surprise is not None and self._surprise[:2] == (c.id, t.id):
+            dice += self._surprise[2]  # ATK-11
+        return Situation(dice, diff, auto)
 
     def plan(self, actor: int, action: Action) -> AttackPlan | None:
         """The pool and difficulty an ATTACK action would roll now."""
@@ -234,21 +305,27 @@ class Battle:
         c, t = self.combatants[actor], self.combatants[action.target]
         move_pen, dist = 0, None
         if action.maneuver in CLOSE_MANEUVERS:
-            spec = self.tables.maneuvers[action.maneuver]
-            reach = float(spec.reach or 1)
+            if c.prone:
+                return None
+            reach = reach_of(self.tables.maneuvers[action.maneuver])
             app = self.approach(c, t, reach)
             if app is None:
                 return None
             move_pen = app[1]
             dist = min(c.distance(t), reach)
+        sit = self.situation(c, t, action.maneuver, action.offhand)
+        if sit is None:
+            return None
         return plan_attack(
             c, t, action.maneuver, self.tables, self.rules,
-            penalty=self.action_penalty(c) + move_pen,
-            difficulty_mod=self.opponents_modifier(c), distance=dist,
+            penalty=self.action_penalty(c) + move_pen, distance=dist, situation=sit,
+            called=action.called, offhand=action.offhand,
         )
 
     # --- the turn sequence -------------------------------------------------
     def _run(self) -> Flow:
+        if self.ambush:
+            yield from self._ambushes()
         while not self._decided():
             if self.turn >= self.turn_limit:
                 self._finish("turn limit")
@@ -257,20 +334,26 @@ class Battle:
             self.log.emit({"e": EventKind.TURN, "turn": self.turn})
             self._roll_initiative()
             for c in reversed(self.order):  # INIT-5: slowest declares first
-                if self._can_decide(c):
-                    decl = yield Decision(DecisionKind.DECLARE, c.id, self._declare_options(c))
-                    assert isinstance(decl, Declaration)
-                    self._apply_declaration(c, decl)
+                if not self._can_decide(c):
+                    continue
+                options = blood_options(c)
+                if len(options) > 1:  # VAMP-2: reflexive, before declaring (004)
+                    spend = yield Decision(DecisionKind.BLOOD, c.id, options)
+                    assert isinstance(spend, BloodSpend)
+                    self._spend_blood(c, spend)
+                decl = yield Decision(DecisionKind.DECLARE, c.id, self._declare_options(c))
+                assert isinstance(decl, Declaration)
+                self._apply_declaration(c, decl)
             yield from self._first_pass()
             if not self._decided():
                 yield from self._extra_rounds()
         self._finish("victory")
 
     def _decided(self) -> bool:
-        return len({c.side for c in self.combatants if c.active}) <= 1
+        return len({c.side for c in self.combatants if self.able(c)}) <= 1
 
     def _finish(self, reason: str) -> None:
-        sides = {c.side for c in self.combatants if c.active}
+        sides = {c.side for c in self.combatants if self.able(c)}
         self.winner = next(iter(sides)) if len(sides) == 1 else None
         if reason == "victory" and not sides:
             reason = "all down"
@@ -280,28 +363,36 @@ class Battle:
                        "reason": reason})
 
     def _can_decide(self, c: Combatant) -> bool:
-        return c.active and not c.stunned(self.turn)  # CPX-2
+        return self.able(c) and not c.stunned(self.turn)  # CPX-2, CPX-5
 
     def _roll_initiative(self) -> None:
         """INIT-2/3/4: 1d10 + Dexterity + Wits - wounds; ties by rating."""
         for c in self.combatants:
             c.reset_turn()
-            if not c.active:
+            if not self.able(c):
                 continue
             r = roll(1, 2, self.dice, damage=True)
             c.initiative = c.rating + r.faces[0]  # wounds come off when read (INIT-4)
+            if c.init_penalty_turn == self.turn:
+                c.initiative -= 2  # CPX-4
             self.log.emit({"e": EventKind.INITIATIVE, "who": c.id, "die": r.faces[0],
                            "rating": c.rating, "penalty": c.health.penalty,
                            "total": self.initiative_now(c)})
         self.order = sorted(
-            (c for c in self.combatants if c.active),
+            (c for c in self.combatants if self.able(c)),
             key=lambda c: (-self.initiative_now(c), -c.rating, c.id),
         )
         self.log.emit({"e": EventKind.ORDER, "order": [c.id for c in self.order]})
 
+    def _spend_blood(self, c: Combatant, spend: BloodSpend) -> None:
+        healed = spend_blood(c, spend)
+        self.log.emit({"e": EventKind.ACTION, "who": c.id, "action": "blood",
+                       "use": spend.use.value, "points": spend.points, "healed": healed,
+                       "blood": c.blood, "track": c.health.marks()})
+
     def _declare_options(self, c: Combatant) -> tuple[Choice, ...]:
         celerity = 0
-        if c.vampire:
+        if c.stats.blood_pool and not c.staked:
             celerity = min(c.stats.discipline("celerity"), c.blood)  # VAMP-3
         wp = [False, True] if c.willpower_available(self.turn, self.rules.willpower_per_turn) \
             else [False]
@@ -311,7 +402,8 @@ class Battle:
             for cel in range(celerity + 1)
             for w in wp
         ]
-        opts.append(Declaration(1, True, 0, False))  # DEF-7
+        if not c.grappling:
+            opts.append(Declaration(1, True, 0, False))  # DEF-7
         return tuple(opts)
 
     def _apply_declaration(self, c: Combatant, d: Declaration) -> None:
@@ -320,8 +412,7 @@ class Battle:
         c.wp_declared = d.willpower
         if d.celerity:
             c.celerity = d.celerity
-            c.blood -= d.celerity  # VAMP-3: one blood per extra action
-            c.blood_spent += d.celerity
+            c.blood -= d.celerity  # VAMP-3: one blood per extra action, any generation
 
     # first actions, in initiative order with delays and waits
     def _may_take_first(self, c: Combatant) -> bool:
@@ -329,6 +420,9 @@ class Battle:
             self._can_decide(c) and not c.full_defense and not c.acted
             and c.declared - c.declared_used >= 1
         )
+
+    def _by_initiative(self, cs: Sequence[Combatant]) -> list[Combatant]:
+        return sorted(cs, key=lambda c: (-self.initiative_now(c), -c.rating, c.id))
 
     def _first_pass(self) -> Flow:
         pending = [c for c in self.order if self._may_take_first(c)]
@@ -348,7 +442,7 @@ class Battle:
                 for c in group:
                     c.sim_penalty = c.health.penalty
             for c in group:
-                if c.acted or (not simultaneous and not self._may_take_first(c)):
+                if c.acted or c.staked or (not simultaneous and not self._may_take_first(c)):
                     continue
                 yield from self._act(c, first=True)
             for c in group:
@@ -356,7 +450,7 @@ class Battle:
             if self._decided():
                 return
         # INIT-6/7: delayed and waiting characters act at the end of the pass
-        for c in sorted(self.order, key=lambda c: (-self.initiative_now(c), -c.rating, c.id)):
+        for c in self._by_initiative(self.order):
             if (c.delayed or c.waiting) and self._may_take_first(c):
                 yield from self._act(c, first=True, final=True)
                 if self._decided():
@@ -364,7 +458,7 @@ class Battle:
 
     def _interrupts(self) -> Flow:
         """INIT-6: delayed characters may act before the next one does."""
-        for d in sorted(self.order, key=lambda c: (-self.initiative_now(c), -c.rating, c.id)):
+        for d in self._by_initiative(self.order):
             if d.delayed and self._may_take_first(d):
                 yield from self._act(d, first=True, interrupt=True)
                 if self._decided():
@@ -379,43 +473,142 @@ class Battle:
             ]
             if not ready:
                 return
-            ready.sort(key=lambda c: (-self.initiative_now(c), -c.rating, c.id))
-            for c in ready:
+            for c in self._by_initiative(ready):
                 if self._can_decide(c) and c.actions_left > 0:
                     yield from self._act(c, first=False)
                     if self._decided():
                         return
 
+    def _ambushes(self) -> Flow:
+        """ATK-11: Dexterity + Stealth against Perception + Alertness before combat."""
+        for ai, ti in self.ambush:
+            a, t = self.combatants[ai], self.combatants[ti]
+            if not (self.able(a) and self.able(t)):
+                continue
+            ra = self.roll_logged(a.id, "stealth",
+                                 a.attr("dexterity") + a.stats.ability("stealth"), 6)
+            rt = self.roll_logged(t.id, "notice",
+                                  t.attr("perception") + t.stats.ability("alertness"), 6)
+            diff = ra.successes - rt.successes
+            self.say(a.id, "ambush", target=t.id, margin=diff)
+            if diff < 0:
+                continue  # the target notices: normal initiative
+            self._surprise = (a.id, t.id, diff, diff > 0)
+            opts = [o for o in self._action_options(a, first=False, interrupt=False,
+                                                    final=True)
+                    if isinstance(o, Action) and (
+                        (o.kind is ActionKind.ATTACK and o.target == t.id)
+                        or o.kind is ActionKind.PASS)]
+            choice = yield Decision(DecisionKind.ACT, a.id, tuple(opts))
+            assert isinstance(choice, Action)
+            if choice.kind is ActionKind.ATTACK:
+                yield from self._attack(a, choice, 0)
+            self._surprise = None
+            a.moved = 0.0
+
     # actions
+    def _attack_options(self, c: Combatant, opts: list[Choice]) -> None:
+        hands = [False, True] if c.offhand >= 0 and not c.lost[c.offhand] else [False]
+        for t in self.enemies(c):
+            for m in MANEUVERS:
+                for off in hands:
+                    if off and m not in HAND_MANEUVERS:
+                        continue
+                    a = Action(ActionKind.ATTACK, m, t.id, offhand=off)
+                    if m in ("bite", "kiss") and not self._may_bite(c, t):
+                        continue
+                    if c.grappling and m not in GRAPPLE_MANEUVERS:
+                        continue
+                    if m in RANGED_MANEUVERS and not self._rate_allows(c, m, off):
+                        continue
+                    p = self.plan(c.id, a)
+                    if p is None or p.pool <= 0:  # DICE-7: a pool of 0 cannot be rolled
+                        continue
+                    opts.append(a)
+                    if m in CALLABLE:
+                        opts.extend(Action(ActionKind.ATTACK, m, t.id, called=k, offhand=off)
+                                    for k in CalledShot)
+
+    def _may_bite(self, c: Combatant, t: Combatant) -> bool:
+        """MAN-8: after a successful clinch, hold or tackle, in a following turn."""
+        since = c.grapple_turn.get(t.id)
+        if since is None or since >= self.turn or not c.vampire:
+            return False
+        return (
+            c.clinch_with == t.id or c.holding == t.id
+            or (since == self.turn - 1 and c.distance(t) <= ADJACENT_YARDS)
+        )
+
+    def _rate_allows(self, c: Combatant, maneuver: str, offhand: bool) -> bool:
+        """RNG-4: shots a turn up to the weapon's rate (RNG-9: each weapon's)."""
+        w, idx = hand_weapon(c, offhand)
+        if idx < 0:
+            return maneuver != "thrown"
+        return c.shots.get(idx, 0) < w.rate
+
     def _action_options(self, c: Combatant, *, first: bool, interrupt: bool,
                         final: bool) -> tuple[Choice, ...]:
         opts: list[Choice] = []
-        enemies = self.enemies(c)
-        for t in enemies:
-            for m in MANEUVERS:
-                a = Action(ActionKind.ATTACK, m, t.id)
-                p = self.plan(c.id, a)
-                if p is not None and p.pool > 0:  # DICE-7: a pool of 0 cannot be rolled
-                    opts.append(a)
-            left = self.run_allowance(c) - c.moved
-            if left > 0 and c.distance(t) > ADJACENT_YARDS:
-                opts.append(Action(ActionKind.MOVE, target=t.id))
-            if left > 0:
+        passive = Action(ActionKind.PASS)
+        if c.fed_on_by >= 0:
+            return (passive,)  # MAN-9: the victim can do nothing
+        if c.feeding_on >= 0:
+            return (Action(ActionKind.FEED, target=c.feeding_on),
+                    Action(ActionKind.RELEASE), passive)
+        if c.held_by >= 0:  # MAN-7
+            return (Action(ActionKind.BREAK_FREE, target=c.held_by), passive)
+        if c.clinch_with >= 0:  # MAN-6: strike, break free, bite: nothing else
+            opts = [Action(ActionKind.CRUSH, target=c.clinch_with),
+                    Action(ActionKind.BREAK_FREE, target=c.clinch_with)]
+            self._attack_options(c, opts)
+            opts.append(passive)
+            return tuple(opts)
+        if c.holding >= 0:
+            self._attack_options(c, opts)
+            opts.extend((Action(ActionKind.RELEASE), passive))
+            return tuple(opts)
+        self._attack_options(c, opts)
+        left = self.run_allowance(c) - c.moved
+        if not c.prone and left > 0:
+            for t in self.enemies(c):
+                if c.distance(t) > ADJACENT_YARDS:
+                    opts.append(Action(ActionKind.MOVE, target=t.id))
                 opts.append(Action(ActionKind.MOVE, target=t.id, away=True))
-        for i, w in enumerate(c.stats.weapons):
-            if i != c.wielding and (w.cls is not WeaponClass.THROWN or c.ammo[i] > 0):
+            zone = self.field.nearest_cover(c.x, c.y, left)
+            if zone is not None and self.field.cover_at(c.x, c.y) is None:
+                opts.append(Action(ActionKind.TAKE_COVER))
+        if first and not final and c.declared == 1 and not c.celerity:
+            w, idx = hand_weapon(c, False)
+            skill = "archery" if w.cls in (WeaponClass.BOW, WeaponClass.CROSSBOW) else "firearms"
+            if idx >= 0 and w.cls in SHOOTING and not c.jammed[idx] and (
+                c.stats.ability(skill) >= 1
+            ):
+                walk = walk_speed(self.tables)
+                for t in self.enemies(c):
+                    if t.moved <= walk and self.plan(
+                        c.id, Action(ActionKind.ATTACK, "single_shot", t.id)
+                    ) is not None:
+                        opts.append(Action(ActionKind.AIM, target=t.id))  # RNG-7
+        for i in range(len(c.stats.weapons)):
+            if i != c.wielding and i != c.offhand and not c.lost[i]:
                 opts.append(Action(ActionKind.DRAW, weapon=i))  # ACT-5
-        w = c.weapon
-        if c.wielding >= 0 and w.magazine and c.ammo[c.wielding] < w.magazine:
+        w, idx = hand_weapon(c, False)
+        if idx >= 0 and c.jammed[idx]:
+            opts.append(Action(ActionKind.CLEAR))  # CPX-6
+        elif idx >= 0 and w.magazine and w.cls is not WeaponClass.THROWN and (
+            c.ammo[idx] < w.magazine
+        ):
             opts.append(Action(ActionKind.RELOAD))  # ACT-7
         if c.prone:
             opts.append(Action(ActionKind.GET_UP))  # ACT-6
+        else:
+            opts.append(Action(ActionKind.DROP_PRONE))
         if interrupt:
             opts.append(Action(ActionKind.DELAY))  # keep delaying
         elif first and not final:
             opts.append(Action(ActionKind.DELAY))
             opts.append(Action(ActionKind.WAIT))
-        opts.append(Action(ActionKind.PASS))
+        opts.append(passive)
         return tuple(opts)
 
     def _act(self, c: Combatant, *, first: bool, interrupt: bool = False,
@@ -435,6 +628,11 @@ class Battle:
         if first:
             c.acted = True
         penalty = self._use_slot(c, keep_first=False)
+        if kind is not ActionKind.AIM and not (
+            kind is ActionKind.ATTACK and choice.target == c.aim_target
+        ):
+            c.aim_dice = 0  # RNG-7: aiming allows nothing else
+            c.aim_target = -1
         if kind is ActionKind.ATTACK:
             yield from self._attack(c, choice, penalty)
         elif kind is ActionKind.MOVE:
@@ -443,10 +641,27 @@ class Battle:
             self._ready(c, penalty, lambda: setattr(c, "wielding", choice.weapon), "draw")
         elif kind is ActionKind.RELOAD:
             self._ready(c, penalty, lambda: self._reload(c), "reload")
+        elif kind is ActionKind.CLEAR:
+            self._ready(c, penalty, lambda: self._clear(c), "clear")
         elif kind is ActionKind.GET_UP:
             self._get_up(c, penalty)
+        elif kind is ActionKind.AIM:
+            self._aim(c, choice)
+        elif kind is ActionKind.TAKE_COVER:
+            self._take_cover(c)
+        elif kind is ActionKind.DROP_PRONE:
+            c.prone = True
+            self.say(c.id, "drop_prone")
+        elif kind is ActionKind.CRUSH:
+            self.crush(c)
+        elif kind is ActionKind.BREAK_FREE:
+            self.break_free(c)
+        elif kind is ActionKind.RELEASE:
+            self.release(c)
+        elif kind is ActionKind.FEED:
+            self.drink(c)
         else:
-            self.log.emit({"e": EventKind.ACTION, "who": c.id, "action": "pass"})
+            self.say(c.id, "pass")
 
     def _use_slot(self, c: Combatant, *, keep_first: bool) -> int:
         """Spend one action; returns its ACT-1 penalty (Celerity: none, ACT-2)."""
@@ -461,34 +676,51 @@ class Battle:
     def _multi(self, c: Combatant) -> bool:
         return c.declared + c.celerity > 1
 
-    def _ready(self, c: Combatant, penalty: int, effect: Any, what: str) -> None:
+    def _ready(self, c: Combatant, penalty: int, effect: Callable[[], None], what: str) -> None:
         """ACT-5: no roll alone; within multiple actions Dex + skill at difficulty 4."""
         ok = True
         if self._multi(c):
-            ability = "melee" if c.weapon.cls is WeaponClass.MELEE else "firearms"
+            w, _ = hand_weapon(c, False)
+            ability = "melee" if w.cls is WeaponClass.MELEE else "firearms"
             pool = c.attr("dexterity") + c.stats.ability(ability) - c.penalty - penalty
-            r = roll(pool, 4, self.dice)
-            log_roll(self.log, c.id, what, r)
-            ok = r.successes > 0
+            ok = self.roll_logged(c.id, what, pool, 4).successes > 0
         if ok:
             effect()
-        self.log.emit({"e": EventKind.ACTION, "who": c.id, "action": what, "ok": ok,
-                       "weapon": c.weapon.name})
+        self.say(c.id, what, ok=ok, weapon=hand_weapon(c, False)[0].name)
 
     def _reload(self, c: Combatant) -> None:
-        c.ammo[c.wielding] = c.weapon.magazine  # ACT-7, RNG-10
+        c.ammo[c.wielding] = c.stats.weapons[c.wielding].magazine  # ACT-7, RNG-10
+
+    def _clear(self, c: Combatant) -> None:
+        c.jammed[c.wielding] = False  # CPX-6
 
     def _get_up(self, c: Combatant, penalty: int) -> None:
         """ACT-6: no roll alone; within multiple actions Dex + Athletics at 4."""
         ok = True
         if self._multi(c):
             pool = c.attr("dexterity") + c.stats.ability("athletics") - c.penalty - penalty
-            r = roll(pool, 4, self.dice)
-            log_roll(self.log, c.id, "get_up", r)
-            ok = r.successes > 0
+            ok = self.roll_logged(c.id, "get_up", pool, 4).successes > 0
         if ok:
             c.prone = False
-        self.log.emit({"e": EventKind.ACTION, "who": c.id, "action": "get_up", "ok": ok})
+        self.say(c.id, "get_up", ok=ok)
+
+    def _aim(self, c: Combatant, a: Action) -> None:
+        """RNG-7: +1 die a full turn spent aiming, up to Perception."""
+        assert a.target is not None
+        if c.aim_target == a.target and c.aim_turn == self.turn - 1:
+            c.aim_dice = min(c.attr("perception"), c.aim_dice + 1)
+        else:
+            c.aim_dice = 1
+        c.aim_target = a.target
+        c.aim_turn = self.turn
+        self.say(c.id, "aim", target=a.target, dice=c.aim_dice)
+
+    def _take_cover(self, c: Combatant) -> None:
+        left = max(0.0, self.run_allowance(c) - c.moved)
+        zone = self.field.nearest_cover(c.x, c.y, left)
+        if zone is not None:
+            self._move_to(c, zone.x, zone.y, min(left, math.hypot(zone.x - c.x, zone.y - c.y)))
+            self.say(c.id, "take_cover", cover=zone.name)
 
     def _move_action(self, c: Combatant, a: Action) -> None:
         assert a.target is not None
@@ -508,6 +740,16 @@ class Battle:
             ux, uy = (toward.x - c.x) / d, (toward.y - c.y) / d
         else:
             ux, uy = -1.0, 0.0
+        self._step(c, ux, uy, yards)
+        c.facing = (ux, uy)
+
+    def _move_to(self, c: Combatant, x: float, y: float, yards: float) -> None:
+        d = math.hypot(x - c.x, y - c.y)
+        if d <= 1e-9:
+            return
+        self._step(c, (x - c.x) / d, (y - c.y) / d, min(yards, d))
+
+    def _step(self, c: Combatant, ux: float, uy: float, yards: float) -> None:
         fx, fy = c.x, c.y
         c.x = round(c.x + ux * yards, 3)
         c.y = round(c.y + uy * yards, 3)
@@ -515,44 +757,161 @@ class Battle:
         self.log.emit({"e": EventKind.MOVE, "who": c.id, "from": [fx, fy], "to": [c.x, c.y],
                        "yards": round(abs(yards), 3)})
 
+    def _face_nearest(self, c: Combatant) -> None:
+        foes = [o for o in self.combatants if o.side != c.side]
+        if foes:
+            t = min(foes, key=lambda o: (c.distance(o), o.id))
+            self._face(c, t)
+
+    def _face(self, c: Combatant, t: Combatant) -> None:
+        d = c.distance(t)
+        if d > 0:
+            c.facing = ((t.x - c.x) / d, (t.y - c.y) / d)
+
+    # attacks
     def _attack(self, c: Combatant, a: Action, penalty: int) -> Flow:
         assert a.target is not None and a.maneuver is not None
         t = self.combatants[a.target]
+        m = a.maneuver
         move_pen = 0
-        if a.maneuver in CLOSE_MANEUVERS:
-            reach = float(self.tables.maneuvers[a.maneuver].reach or 1)
-            app = self.approach(c, t, reach)
+        if m in CLOSE_MANEUVERS:
+            app = self.approach(c, t, reach_of(self.tables.maneuvers[m]))
             if app is not None and app[0] > 0:
                 move_pen = app[1]
                 self._move(c, t, app[0])
-        plan = plan_attack(c, t, a.maneuver, self.tables, self.rules,
-                           penalty=penalty + move_pen,
-                           difficulty_mod=self.opponents_modifier(c))
-        self.log.emit({"e": EventKind.ATTACK, "who": c.id, "target": t.id,
-                       "maneuver": a.maneuver, "weapon": plan.weapon.name if plan else None})
+        sit = self.situation(c, t, m, a.offhand)
+        plan = None if sit is None else plan_attack(
+            c, t, m, self.tables, self.rules, penalty=penalty + move_pen, situation=sit,
+            called=a.called, offhand=a.offhand)
+        ev: dict[str, Any] = {"e": EventKind.ATTACK, "who": c.id, "target": t.id,
+                              "maneuver": m, "weapon": plan.weapon.name if plan else None}
+        if a.called is not None:
+            ev["called"] = a.called.value
+        if a.offhand:
+            ev["offhand"] = True
+        self.log.emit(ev)
+        self._face(c, t)
         if plan is None or plan.pool <= 0 or not t.active:
             self.log.emit({"e": EventKind.MISS, "who": c.id, "target": t.id, "net": 0})
             return
-        if plan.ranged and c.wielding >= 0:
-            c.ammo[c.wielding] -= max(1, plan.rounds)  # RNG-10
-            if plan.weapon.cls is WeaponClass.THROWN:
+        self._spend_ammo(c, plan, a.offhand)
+        wp = self._use_willpower(c)
+        if m == "spray":
+            yield from self._spray(c, t, plan, wp)
+            return
+        no_defense = self._surprise is not None and self._surprise[3]  # ATK-11
+        defense, d_pen = (DefenseKind.NONE, 0) if no_defense else (
+            yield from self._ask_defense(t, c, plan))
+        atk = roll_attack(plan, c, self.rules, self._dice_for, self.log, willpower=wp)
+        if plan.ranged:
+            c.aim_dice = 0
+            c.aim_target = -1
+        if atk.botch and not plan.auto_hit:
+            self.log.emit({"e": EventKind.MISS, "who": c.id, "target": t.id, "net": 0})
+            self.mishap(c, plan, t)  # ATK-4, DICE-4, CPX-6
+            return
+        d_diff = BASE_DIFFICULTY + self.opponents_modifier(t)
+        out = resolve_attack(plan, c, t, defense, d_pen, d_diff, self.rules, self._dice_for,
+                             self.log, self.turn, attack_roll=atk)
+        if defense is DefenseKind.DODGE and plan.ranged:
+            self._dodge_to_cover(t)
+        if out.hit:
+            self._after_hit(c, t, plan, out)
+
+    def _after_hit(self, c: Combatant, t: Combatant, plan: AttackPlan,
+                   out: AttackOutcome) -> None:
+        effect = plan.effect
+        if effect == "knockdown":
+            self.sweep_effect(t)
+        elif effect == "tackle":
+            self.tackle_effect(c, t)
+        elif effect == "clinch":
+            self.start_clinch(c, t)
+        elif effect == "hold":
+            self.start_hold(c, t)
+        elif effect == "feed" and t.active:
+            self.start_feeding(c, t)
+        self.check_stake(plan, t, out)
+
+    def _spend_ammo(self, c: Combatant, plan: AttackPlan, offhand: bool) -> None:
+        """RNG-10: rounds spent; a thrown weapon leaves the hand."""
+        _, idx = hand_weapon(c, offhand)
+        if not plan.ranged or idx < 0:
+            return
+        c.shots[idx] = c.shots.get(idx, 0) + 1
+        c.ammo[idx] -= plan.rounds
+        if plan.weapon.cls is WeaponClass.THROWN:
+            c.lost[idx] = True
+            if c.wielding == idx:
                 c.wielding = -1
-        defense, d_pen = yield from self._ask_defense(t, c, plan)
-        wp = False
+            if c.offhand == idx:
+                c.offhand = -1
+        self.log.emit({"e": EventKind.AMMO, "who": c.id, "weapon": plan.weapon.name,
+                       "spent": plan.rounds, "left": c.ammo[idx]})
+
+    def _use_willpower(self, c: Combatant) -> bool:
         if c.wp_declared and c.willpower_available(self.turn, self.rules.willpower_per_turn):
-            wp = True  # DICE-8
-            c.willpower -= 1
+            c.willpower -= 1  # DICE-8
             c.wp_spent_turn = self.turn
             c.wp_declared = False
-        resolve_attack(plan, c, t, defense, d_pen,
-                       6 + self.opponents_modifier(t), self.rules, self._dice_for,
-                       self.log, self.turn, willpower=wp)
+            return True
+        return False
+
+    def _spray(self, c: Combatant, center: Combatant, plan: AttackPlan, wp: bool) -> Flow:
+        """RNG-6: one roll over an area 3 yards wide; successes split among targets."""
+        half = plan.area / 2
+        targets = sorted(
+            (o for o in self.combatants
+             if o.id != c.id and o.active and center.distance(o) <= half + 1e-9),
+            key=lambda o: (o.id != center.id, center.distance(o), o.id),
+        )
+        defenses: list[tuple[DefenseKind, int]] = []
+        for t in targets:
+            defenses.append((yield from self._ask_defense(t, c, plan)))
+        atk = roll_attack(plan, c, self.rules, self._dice_for, self.log, willpower=wp)
+        if atk.botch:
+            self.mishap(c, plan, center)
+            return
+        s, n = atk.successes, len(targets)
+        if n == 1:
+            shares = [s // 2]  # a lone target gets half
+        elif s < n:
+            shares = [1] * s + [0] * (n - s)
+        else:
+            q, r = divmod(s, n)
+            shares = [q + r] + [q] * (n - 1)  # the remainder goes where the shooter aims
+        self.say(c.id, "spray", targets=[t.id for t in targets], shares=shares)
+        for t, share, (defense, d_pen) in zip(targets, shares, defenses, strict=True):
+            d_diff = BASE_DIFFICULTY + self.opponents_modifier(t) + SPRAY_DODGE
+            out = resolve_attack(plan, c, t, defense, d_pen, d_diff, self.rules,
+                                 self._dice_for, self.log, self.turn, attack_roll=atk,
+                                 successes=share, spray=True)
+            if defense is DefenseKind.DODGE:
+                self._dodge_to_cover(t)
+            if out.hit:
+                self.check_stake(plan, t, out)
+
+    def _dodge_to_cover(self, d: Combatant) -> None:
+        """DEF-5: dodging fire with room to move reaches cover or drops prone."""
+        if self.field.cover_at(d.x, d.y) is not None or d.prone:
+            return
+        zone = self.field.nearest_cover(d.x, d.y, DODGE_YARDS)
+        if zone is not None:
+            self._move_to(d, zone.x, zone.y, math.hypot(zone.x - d.x, zone.y - d.y))
+            self.say(d.id, "dodge_to_cover", cover=zone.name)
+        else:
+            d.prone = True
+            self.say(d.id, "drop_prone")
 
     # defense
     def _defense_options(self, d: Combatant, plan: AttackPlan) -> tuple[Defense, ...]:
-        if not self._can_decide(d):
-            return (NO_DEFENSE,)
-        kinds = legal_defenses(d, plan)
+        if not self._can_decide(d) or d.clinch_with >= 0 or d.held_by >= 0 or (
+            d.fed_on_by >= 0 or d.feeding_on >= 0
+        ):
+            return (NO_DEFENSE,)  # CPX-2, MAN-6/7/9
+        kinds = legal_defenses(d, plan, room=not self.field.cramped)
+        if plan.maneuver == "spray":
+            kinds = [k for k in kinds if k is DefenseKind.DODGE]
         if d.full_defense:  # DEF-7
             return (NO_DEFENSE,) + tuple(
                 Defense(k) for k in kinds if defense_pool(d, k, d.defenses_used) > 0)
@@ -604,8 +963,21 @@ class Battle:
             d.wp_spent_turn = self.turn
             ok = True
         else:
-            r = roll(d.stats.willpower, self.rules.abort_difficulty, self.dice)
-            log_roll(self.log, d.id, "abort", r)
+            r = self.roll_logged(d.id, "abort", d.stats.willpower, self.rules.abort_difficulty)
             ok = r.successes > 0
         self.log.emit({"e": EventKind.ABORT, "who": d.id, "method": method.value, "ok": ok})
         return ok
+
+
+def flank_bonus(c: Combatant, t: Combatant) -> int:
+    """ATK-7: +1 die from the flank, +2 from behind, by the target's facing."""
+    d = c.distance(t)
+    if d <= 0:
+        return 0
+    ux, uy = (c.x - t.x) / d, (c.y - t.y) / d
+    cos = ux * t.facing[0] + uy * t.facing[1]
+    if cos <= -FLANK_COS:
+        return 2
+    if cos < FLANK_COS:
+        return 1
+    return 0

@@ -50,9 +50,8 @@ class Combatant:
     aim_turn: int = -1
     off_balance_turn: int = -1  # MAN-5: +1 difficulty on this turn's actions
     init_penalty_turn: int = -1  # CPX-4: -2 initiative on this turn
-    in_cover: bool = False  # DEF-5: reached cover by dodging fire
     vitae: int = 10  # MAN-9 (Std): blood a mortal or ghoul victim can lose
-    shots_this_turn: int = 0  # RNG-4: at most the weapon's rate
+    shots: dict[int, int] = field(default_factory=dict)  # RNG-4: shots this turn by weapon
     # per turn
     rating: int = 0  # INIT-2: Dexterity + Wits
     initiative: int = 0
@@ -151,7 +150,7 @@ class Combatant:
         self.moved = 0.0
         self.blood_spent = 0
         self.sim_penalty = None
-        self.shots_this_turn = 0
+        self.shots.clear()
         self.rating = self.attr("dexterity") + self.attr("wits")
 
 

@@ -9,6 +9,8 @@ from vtm_sim.battle import Battle
 from vtm_sim.choices import (
     Action,
     ActionKind,
+    BloodSpend,
+    BloodUse,
     Choice,
     Decision,
     DecisionKind,
@@ -16,6 +18,8 @@ from vtm_sim.choices import (
     Defense,
     DefenseKind,
 )
+
+NO_DAMAGE = frozenset({"hold", "kiss", "disarm"})
 
 
 class NearestEnemyPolicy:
@@ -28,6 +32,8 @@ class NearestEnemyPolicy:
     """
 
     def choose(self, battle: Battle, decision: Decision) -> Choice:
+        if decision.kind is DecisionKind.BLOOD:
+            return self._blood(battle, decision)
         if decision.kind is DecisionKind.DECLARE:
             return self._declare(decision)
         if decision.kind is DecisionKind.DEFEND:
@@ -36,6 +42,14 @@ class NearestEnemyPolicy:
 
     def explain(self) -> str:
         return "attacks the nearest able enemy with its best pool; defends when it is free"
+
+    @staticmethod
+    def _blood(battle: Battle, decision: Decision) -> Choice:
+        heals = [o for o in decision.options
+                 if isinstance(o, BloodSpend) and o.use is BloodUse.HEAL]
+        if heals:
+            return max(heals, key=lambda o: o.points)
+        return decision.options[0]
 
     @staticmethod
     def _declare(decision: Decision) -> Choice:
@@ -68,18 +82,26 @@ class NearestEnemyPolicy:
     def _act(battle: Battle, decision: Decision) -> Choice:
         me = battle.combatants[decision.actor]
         actions = [o for o in decision.options if isinstance(o, Action)]
-        attacks = [o for o in actions if o.kind is ActionKind.ATTACK]
+        for kind in (ActionKind.FEED, ActionKind.CRUSH, ActionKind.BREAK_FREE):
+            for o in actions:
+                if o.kind is kind:
+                    return o
+        attacks = [
+            o for o in actions
+            if o.kind is ActionKind.ATTACK and o.called is None and not o.offhand
+            and o.maneuver not in NO_DAMAGE
+        ]
         if attacks:
 
-            def score(a: Action) -> tuple[float, int]:
+            def score(a: Action) -> tuple[float, float]:
                 assert a.target is not None
                 p = battle.plan(me.id, a)
                 dist = me.distance(battle.combatants[a.target])
-                edge = -99 if p is None else p.pool - p.difficulty + p.damage_base
+                edge = -99.0 if p is None else p.pool * (11 - p.difficulty) / 10 + p.damage_base
                 return (-round(dist, 3), edge)
 
             return max(attacks, key=score)
-        for kind in (ActionKind.RELOAD, ActionKind.GET_UP):
+        for kind in (ActionKind.CLEAR, ActionKind.RELOAD, ActionKind.GET_UP):
             for o in actions:
                 if o.kind is kind:
                     return o
@@ -89,7 +111,7 @@ class NearestEnemyPolicy:
             for o in actions:
                 if o.kind is ActionKind.MOVE and o.target == nearest.id and not o.away:
                     return o
-        return next(o for o in actions if o.kind is ActionKind.PASS)
+        return next((o for o in actions if o.kind is ActionKind.PASS), decision.options[-1])
 
 
 class RandomPolicy:

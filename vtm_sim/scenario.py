@@ -53,6 +53,7 @@ class ScenarioSpec(_Strict):
     rules: str = "v20"
     turn_limit: int = Field(default=20, ge=1, le=500)
     lighting: Lighting = Lighting.NORMAL
+    cramped: bool = False  # DEF-8: no room to dodge
     sides: dict[int, str] = Field(default_factory=dict)
     combatants: list[CombatantSpec] = Field(min_length=2, max_length=16)
     cover: list[CoverSpec] = Field(default_factory=list)
@@ -149,6 +150,6 @@ def load_scenario(name_or_path: str) -> Scenario:
     walls = tuple(Wall(a[0], a[1], b[0], b[1]) for a, b in spec.walls)
     return Scenario(
         path.stem, spec.title, spec.description, rules, spec.turn_limit, fighters,
-        Battlefield(zones, walls, spec.lighting), dict(spec.sides),
+        Battlefield(zones, walls, spec.lighting, spec.cramped), dict(spec.sides),
         tuple((a.attacker, a.target) for a in spec.ambush), str(path),
     )

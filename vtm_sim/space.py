@@ -74,6 +74,7 @@ class Field:
     cover: tuple[CoverZone, ...] = ()
     walls: tuple[Wall, ...] = ()
     lighting: Lighting = Lighting.NORMAL
+    cramped: bool = False  # DEF-8: no room to dodge anywhere
     zones_by_name: dict[str, CoverZone] = field(default_factory=dict, compare=False)
 
     def cover_at(self, x: float, y: float) -> CoverZone | None:

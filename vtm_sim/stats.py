@@ -74,6 +74,7 @@ class StatBlockSpec(BaseModel):
     weapons: list[str] = Field(default_factory=list)
     armor: str | None = None
     merits: list[str] = Field(default_factory=list)
+    carrying: float = Field(default=0.0, ge=0, le=2000)  # MOVE-2: pounds of gear
 
     @field_validator("attributes")
     @classmethod
@@ -138,6 +139,8 @@ class StatBlock:
     armor: Armor | None
     merits: frozenset[str]
     source: str = ""
+    carrying: float = 0.0  # MOVE-2
+    trait_max: int = 5  # VAMP-2 (Std): how far blood can raise a Physical Attribute
 
     def attr(self, name: str) -> int:
         return self.attributes.get(name, 1)
@@ -176,7 +179,7 @@ def build_stat_block(
         if gen not in tables.generations:
             raise ConfigError(f"{source}: generation: no row {gen} in generations.yaml")
         row = tables.generations[gen]
-        pool, per_turn = row.blood_pool, row.per_turn
+        pool, per_turn, trait_max = row.blood_pool, row.per_turn, row.trait_max
         blood = row.blood_pool if spec.blood is None else spec.blood
         if blood > pool:
             raise ConfigError(f"{source}: blood: {blood} exceeds generation {gen}'s pool of {pool}")
@@ -184,6 +187,7 @@ def build_stat_block(
         if spec.generation is not None:
             raise ConfigError(f"{source}: generation: only vampires have a generation")
         gen = None
+        trait_max = 5
         if spec.kind is Kind.GHOUL:
             pool, per_turn = 10, 1  # Std: ghouls hold what their vitae allows, 1 per turn
             blood = 0 if spec.blood is None else spec.blood
@@ -196,7 +200,7 @@ def build_stat_block(
     return StatBlock(
         spec.name, spec.kind, gen, dict(spec.attributes), dict(spec.abilities),
         dict(spec.disciplines), dict(spec.specialties), spec.willpower, blood, pool, per_turn,
-        tuple(weapons), armor, frozenset(spec.merits), source,
+        tuple(weapons), armor, frozenset(spec.merits), source, spec.carrying, trait_max,
     )
 
 

@@ -1,0 +1,748 @@
+"""The ``vtm-sim`` command line: thin Click commands over the library (STYLE 11).
+
+Each command parses its options, loads the YAML it names, calls the library
+and prints (``--json`` for machine-readable output). User errors print one
+line on stderr and exit with status 2 (1 when a replay fails to verify);
+never a traceback. Dice come from ``--seed`` (default 0) unless given with
+``--faces``; the same seed always prints the same bytes.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import defaultdict
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, NoReturn
+
+import click
+import numpy as np
+
+from vtm_sim.attack import (
+    BASE_DIFFICULTY,
+    CLOSE_MANEUVERS,
+    DEFENSE_ABILITY,
+    AttackPlan,
+    defense_pool,
+    effective_damage_type,
+    legal_defenses,
+    maneuver_weapon,
+    plan_attack,
+    range_modifier,
+    resolve_attack,
+    soak_pool,
+)
+from vtm_sim.battle import Fighter, sheet_of
+from vtm_sim.choices import DefenseKind
+from vtm_sim.combatant import Combatant
+from vtm_sim.dice import DiceSource, RngDice, Roll, ScriptedDice, SpecialtyRule, roll
+from vtm_sim.errors import DiceError, IllegalActionError, VtmSimError
+from vtm_sim.events import EventKind, EventLog
+from vtm_sim.narration import narrate, plural, roll_text
+from vtm_sim.odds import attack_odds, roll_odds
+from vtm_sim.replay import replay as replay_log
+from vtm_sim.rules import RuleSet, load_rules
+from vtm_sim.simulate import fight as run_fight
+from vtm_sim.stats import load_stat_block
+from vtm_sim.tables import DamageType, WeaponClass, load_tables
+
+SEED_HELP = "Seed of the dice not given with --faces (default 0)."
+RULES_HELP = "Rules profile: a name under configs/rules/ or a YAML file."
+MAX_POOL = 100
+FACES_LABELS = ("attack", "defense", "damage", "soak")
+
+
+class UserError(click.ClickException):
+    """Bad input: one line on stderr, exit status 2."""
+
+    exit_code = 2
+
+
+class ReplayFailed(click.ClickException):
+    """A log that does not replay: one line on stderr, exit status 1."""
+
+    exit_code = 1
+
+
+@contextmanager
+def user_errors() -> Iterator[None]:
+    """Turn the library's errors into one-line messages (STYLE 12)."""
+    try:
+        yield
+    except VtmSimError as exc:
+        raise UserError(str(exc)) from None
+
+
+def _fail(message: str) -> NoReturn:
+    raise UserError(message)
+
+
+_NUMBER_LIST = re.compile(r"\[\s*([-+0-9.eE,\s]*?)\s*\]")
+
+
+def _dump(data: Any) -> str:
+    """Indented JSON with lists of numbers (dice faces) kept on one line."""
+    text = json.dumps(data, indent=2, ensure_ascii=False)
+    return _NUMBER_LIST.sub(_one_line, text)
+
+
+def _one_line(m: re.Match[str]) -> str:
+    items = [x.strip() for x in m.group(1).split(",") if x.strip()]
+    return "[" + ", ".join(items) + "]"
+
+
+def _rng_dice(seed: int) -> RngDice:
+    return RngDice(np.random.default_rng(seed))
+
+
+def _parse_faces(text: str, where: str) -> list[int]:
+    """``"1, 9,10"`` -> [1, 9, 10]; faces are checked by ScriptedDice (1..10)."""
+    items = [t.strip() for t in text.split(",")]
+    if items == [""]:
+        return []
+    try:
+        return [int(t) for t in items]
+    except ValueError:
+        _fail(f"{where}: expected comma-separated d10 faces such as 1,9,10 (got {text!r})")
+
+
+def _roll_json(r: Roll | None) -> dict[str, Any] | None:
+    if r is None:
+        return None
+    return {
+        "pool": r.pool,
+        "difficulty": r.difficulty,
+        "faces": list(r.faces),
+        "successes": r.successes,
+        "botch": r.botch,
+    }
+
+
+def _odds_summary(dist: tuple[float, ...]) -> str:
+    """``0: 0.1560, 1: 0.1965, ...``; a tail below 0.00005 is summed as ``N+``."""
+    last = max((k for k, p in enumerate(dist) if p >= 5e-5), default=0)
+    parts = [f"{k}: {p:.4f}" for k, p in enumerate(dist[: last + 1])]
+    if last + 1 < len(dist):
+        parts.append(f"{last + 1}+: {sum(dist[last + 1 :]):.4f}")
+    return ", ".join(parts)
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="vtm-sim")
+def main() -> None:
+    """Vampire: The Masquerade (V20) combat simulator.
+
+    Commands that roll dice take --seed (default 0): the same seed prints the
+    same output, byte for byte. Bad input prints one line on stderr and exits
+    with status 2; a log that fails to replay exits with status 1.
+    """
+
+
+# --- roll -------------------------------------------------------------------
+
+
+def _explode_pool(faces: list[int]) -> int | None:
+    """The pool whose exploding specialty roll (DICE-5) uses exactly ``faces``."""
+    for pool in range(len(faces), 0, -1):
+        used, extra = pool, faces[:pool].count(10)
+        while extra and used + extra <= len(faces):
+            more = faces[used : used + extra]
+            used += extra
+            extra = more.count(10)
+        if not extra and used == len(faces):
+            return pool
+    return None
+
+
+@main.command("roll")
+@click.argument("pool", type=click.IntRange(0, MAX_POOL), required=False)
+@click.option(
+    "-d",
+    "--difficulty",
+    type=int,
+    metavar="DIFF",
+    default=6,
+    show_default=True,
+    help="Difficulty; clamped to 2..10 (DICE-1).",
+)
+@click.option(
+    "--specialty",
+    is_flag=True,
+    help="A specialty applies: 10s follow the profile's specialty rule (DICE-5).",
+)
+@click.option("--willpower", is_flag=True, help="Spend Willpower: one automatic success (DICE-8).")
+@click.option(
+    "--damage", is_flag=True, help="A damage or soak roll: 1s do not cancel, no botch (DICE-6)."
+)
+@click.option(
+    "--faces",
+    metavar="FACES",
+    help="The Storyteller's dice, e.g. 1,9,10,6 (POOL defaults to their "
+    "number; exploding 10s need one more face each).",
+)
+@click.option("--seed", type=int, default=0, metavar="N", help=SEED_HELP)
+@click.option("--odds", "show_odds", is_flag=True, help="Also print the exact odds of the roll.")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@click.option(
+    "--rules", "rules_name", default="v20", show_default=True, metavar="NAME", help=RULES_HELP
+)
+def roll_cmd(
+    pool: int | None,
+    difficulty: int,
+    specialty: bool,
+    willpower: bool,
+    damage: bool,
+    faces: str | None,
+    seed: int,
+    show_odds: bool,
+    as_json: bool,
+    rules_name: str,
+) -> None:
+    """Roll POOL d10 against a difficulty (DICE-1..8)."""
+    with user_errors():
+        rules = load_rules(rules_name)
+        spec = rules.specialty if specialty else None
+        dice: DiceSource
+        scripted: ScriptedDice | None = None
+        if faces is not None:
+            given = _parse_faces(faces, "--faces")
+            scripted = dice = ScriptedDice(given, "--faces")
+            if pool is None:
+                if spec is SpecialtyRule.EXPLODE:
+                    found = _explode_pool(given)
+                    if found is None:
+                        _fail(
+                            "--faces: every exploding 10 needs one more face "
+                            "(DICE-5); give POOL or add the missing faces"
+                        )
+                    pool = found
+                else:
+                    pool = len(given)
+                if pool > MAX_POOL:
+                    _fail(f"--faces: at most {MAX_POOL} dice (got {pool})")
+        elif pool is None:
+            _fail("give POOL, or the dice with --faces")
+        else:
+            dice = _rng_dice(seed)
+        r = roll(pool, difficulty, dice, specialty=spec, damage=damage, willpower=willpower)
+        if scripted is not None and scripted.remaining:
+            raise DiceError(
+                f"--faces: {plural(len(r.faces) + scripted.remaining, 'face')} given "
+                f"but the roll of {plural(pool, 'die', 'dice')} used {len(r.faces)}"
+            )
+        odds = roll_odds(pool, difficulty, specialty=spec, willpower=willpower, damage=damage)
+    data: dict[str, Any] = _roll_json(r) or {}
+    data.update(specialty=spec.value if spec else None, willpower=willpower, damage=damage)
+    if show_odds:
+        data["odds"] = {
+            "p_success": odds.p_success,
+            "p_botch": odds.p_botch,
+            "expected_successes": odds.expected,
+            "distribution": {str(k): p for k, p in odds.as_dict().items()},
+        }
+    if as_json:
+        click.echo(_dump(data))
+        return
+    ev = {
+        "pool": r.pool,
+        "diff": r.difficulty,
+        "faces": list(r.faces),
+        "succ": r.successes,
+        "botch": r.botch,
+        "spec": r.specialty,
+        "wp": r.willpower,
+    }
+    text = roll_text(ev)
+    if damage:
+        text = text.replace(" at difficulty", " (damage roll) at difficulty", 1)
+    clamped = (
+        f" (difficulty {difficulty} clamped to {r.difficulty})"
+        if r.difficulty != difficulty
+        else ""
+    )
+    click.echo(f"{text}.{clamped}")
+    if show_odds:
+        click.echo(
+            f"P(success) {odds.p_success:.4f}, P(botch) {odds.p_botch:.4f}, "
+            f"expected successes {odds.expected:.3f}"
+        )
+        click.echo(f"Net successes: {_odds_summary(odds.distribution)}")
+
+
+# --- attack -------------------------------------------------------------------
+
+
+def _parse_attack_faces(text: str | None) -> dict[str, list[int]]:
+    out: dict[str, list[int]] = {}
+    if not text:
+        return out
+    for part in text.split(";"):
+        part = part.strip()
+        if not part:
+            continue
+        label, sep, faces = part.partition("=")
+        label = label.strip()
+        if not sep or label not in FACES_LABELS:
+            _fail(
+                f"--faces: expected label=faces with a label among {', '.join(FACES_LABELS)} "
+                f"(got {part!r})"
+            )
+        if label in out:
+            _fail(f"--faces: {label} given twice")
+        out[label] = _parse_faces(faces, f"--faces {label}")
+    return out
+
+
+def _default_maneuver(c: Combatant) -> str:
+    cls = c.weapon.cls
+    if cls is WeaponClass.MELEE:
+        return "weapon_strike"
+    if cls is WeaponClass.THROWN:
+        return "thrown"
+    if cls is WeaponClass.UNARMED:
+        return "punch"
+    return "single_shot"
+
+
+def _wield(c: Combatant, weapon: str | None, path: str) -> None:
+    if weapon is None:
+        return
+    if weapon == "unarmed":
+        c.wielding = -1
+        return
+    names = [w.name for w in c.stats.weapons]
+    if weapon not in names:
+        has = ", ".join(names) if names else "none"
+        _fail(f"{path}: weapons: {c.name} has no {weapon!r} (has: {has}; or 'unarmed')")
+    c.wielding = names.index(weapon)
+
+
+def _plan(
+    attacker: Combatant, defender: Combatant, maneuver: str, distance: float, rules: RuleSet
+) -> AttackPlan:
+    tables = load_tables()
+    spec = tables.maneuvers.get(maneuver)
+    if spec is None:
+        _fail(
+            f"--maneuver: unknown maneuver {maneuver!r} "
+            f"(expected one of {', '.join(sorted(tables.maneuvers))})"
+        )
+    weapon = maneuver_weapon(attacker, maneuver)
+    if weapon is None:
+        _fail(
+            f"--maneuver: {attacker.name} cannot use {maneuver} with "
+            f"{attacker.weapon.name.replace('_', ' ')} in hand (pick another --weapon or "
+            "--maneuver)"
+        )
+    if maneuver in CLOSE_MANEUVERS:
+        reach = float(spec.reach if spec.reach is not None else 1)
+        if distance > reach:
+            _fail(
+                f"--distance: {distance:g} yards is out of reach for {maneuver} "
+                f"(at most {reach:g}; ATK-1)"
+            )
+    else:
+        if weapon.cls is WeaponClass.FIREARM and not rules.firearms_allowed:
+            _fail(f"--rules: the {rules.name} profile allows no firearms")
+        if range_modifier(weapon, distance) is None:
+            _fail(
+                f"--distance: {distance:g} yards is beyond twice the {weapon.name} range "
+                f"of {weapon.range} yards (RNG-2)"
+            )
+    plan = plan_attack(attacker, defender, maneuver, load_tables(), rules, distance=distance)
+    if plan is None:
+        _fail(f"{attacker.name} cannot make a {maneuver} attack now")
+    return plan
+
+
+def _check_defense(defender: Combatant, plan: AttackPlan, kind: DefenseKind) -> None:
+    if kind is DefenseKind.NONE or kind in legal_defenses(defender, plan):
+        return
+    what = plan.maneuver.replace("_", " ")
+    if not plan.close:
+        raise IllegalActionError(
+            f"--defense: {kind.value} only works in close combat; "
+            f"against a {what} only dodge is allowed (DEF-4, DEF-6)"
+        )
+    if kind is DefenseKind.BLOCK:
+        raise IllegalActionError(
+            f"--defense: {defender.name} cannot block {plan.damage_type.value} damage without "
+            "armor or Fortitude (DEF-4)"
+        )
+    raise IllegalActionError(
+        f"--defense: {defender.name} cannot parry without a melee weapon in hand (DEF-6)"
+    )
+
+
+def attack_levels_odds(
+    plan: AttackPlan, defender: Combatant, defense: DefenseKind, rules: RuleSet
+) -> tuple[float, ...]:
+    """Exact distribution of health levels dealt by ``plan`` (index = levels).
+
+    Pools come from the defender's state before the attack. Without automatic
+    damage successes this is :func:`vtm_sim.odds.attack_odds`; with Potence's
+    (VAMP-5), which attack_odds does not take, see :func:`composed_levels_odds`.
+    """
+    spec_rule = rules.specialty
+    d_pool, d_spec = 0, None
+    if defense is not DefenseKind.NONE:
+        d_pool = defense_pool(defender, defense, 0)
+        if defender.stats.has_specialty(DEFENSE_ABILITY[defense]):
+            d_spec = spec_rule
+    dtype = effective_damage_type(plan.damage_type, plan.weapon, defender, rules)
+    s_pool = soak_pool(defender, dtype, rules)
+    halve = dtype is DamageType.BASHING and defender.vampire  # DMG-5
+    a_spec = spec_rule if plan.specialty else None
+    if plan.damage_auto:
+        return composed_levels_odds(
+            plan.pool,
+            plan.difficulty,
+            a_spec,
+            d_pool,
+            d_spec,
+            plan.damage_base,
+            plan.extra_successes_add,
+            plan.damage_auto,
+            s_pool,
+            halve,
+        )
+    return attack_odds(
+        attack_pool=plan.pool,
+        attack_difficulty=plan.difficulty,
+        attack_specialty=a_spec,
+        defense_pool=d_pool,
+        defense_difficulty=BASE_DIFFICULTY,
+        defense_specialty=d_spec,
+        damage_base=plan.damage_base,
+        damage_difficulty=BASE_DIFFICULTY,
+        extra_successes_add=plan.extra_successes_add,
+        soak_pool=s_pool,
+        soak_difficulty=BASE_DIFFICULTY,
+        halve=halve,
+    )
+
+
+def composed_levels_odds(
+    attack_pool: int,
+    attack_difficulty: int,
+    attack_specialty: SpecialtyRule | None,
+    defense_pool: int,
+    defense_specialty: SpecialtyRule | None,
+    damage_base: int,
+    extra_successes_add: bool,
+    damage_auto: int,
+    soak_pool: int,
+    halve: bool,
+) -> tuple[float, ...]:
+    """Health levels dealt, composed from :func:`vtm_sim.odds.roll_odds` pieces.
+
+    Same chain as attack_odds (DEF-1, ATK-5, DMG-2/3, SOAK-1, DMG-5) plus
+    ``damage_auto`` successes added to the damage roll before soak (VAMP-5).
+    """
+    a = roll_odds(attack_pool, attack_difficulty, specialty=attack_specialty).distribution
+    d: tuple[float, ...] = (1.0,)
+    if defense_pool > 0:
+        d = roll_odds(defense_pool, BASE_DIFFICULTY, specialty=defense_specialty).distribution
+    soak = roll_odds(soak_pool, BASE_DIFFICULTY, damage=True).distribution
+    out: dict[int, float] = defaultdict(float)
+    for i, pa in enumerate(a):
+        for j, pd in enumerate(d):
+            net = i - j
+            if net < 1:
+                out[0] += pa * pd
+                continue
+            pool = max(1, damage_base + (net - 1 if extra_successes_add else 0))
+            for k, pk in enumerate(roll_odds(pool, BASE_DIFFICULTY, damage=True).distribution):
+                for m, pm in enumerate(soak):
+                    lv = max(0, k + damage_auto - m)
+                    out[lv // 2 if halve else lv] += pa * pd * pk * pm
+    return tuple(out.get(k, 0.0) for k in range(max(out) + 1))
+
+
+def _health_json(c: Combatant) -> dict[str, str]:
+    return {
+        "track": c.health.marks(),
+        "level": c.health.level_name,
+        "status": c.health.status.value,
+    }
+
+
+@main.command("attack")
+@click.option(
+    "--attacker", "attacker_file", required=True, metavar="FILE", help="Attacker's stat block."
+)
+@click.option(
+    "--defender", "defender_file", required=True, metavar="FILE", help="Defender's stat block."
+)
+@click.option(
+    "--maneuver",
+    metavar="NAME",
+    help="A maneuver from configs/maneuvers.yaml (default: weapon_strike with a melee "
+    "weapon, single_shot with a firearm or bow, thrown with a thrown weapon, punch unarmed).",
+)
+@click.option(
+    "--weapon",
+    metavar="NAME",
+    help="One of the attacker's weapons, or 'unarmed' (default: its first weapon).",
+)
+@click.option(
+    "--distance",
+    type=click.FloatRange(min=0),
+    metavar="YARDS",
+    help="Yards between them (default: 1 for close combat, 10 for ranged attacks).",
+)
+@click.option(
+    "--defense",
+    type=click.Choice([k.value for k in DefenseKind]),
+    default="none",
+    show_default=True,
+    help="The defender's reaction (DEF-4..6).",
+)
+@click.option(
+    "--faces",
+    metavar="LABEL=FACES;...",
+    help="The Storyteller's dice per roll, e.g. \"attack=8,6,7;defense=2,9;"
+    'damage=6,6,1;soak=7" (dodge, block and parry use defense=); other rolls use '
+    "--seed.",
+)
+@click.option("--seed", type=int, default=0, metavar="N", help=SEED_HELP)
+@click.option(
+    "--odds",
+    "show_odds",
+    is_flag=True,
+    help="Also print the exact distribution of health levels dealt.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@click.option(
+    "--rules", "rules_name", default="v20", show_default=True, metavar="NAME", help=RULES_HELP
+)
+def attack_cmd(
+    attacker_file: str,
+    defender_file: str,
+    maneuver: str | None,
+    weapon: str | None,
+    distance: float | None,
+    defense: str,
+    faces: str | None,
+    seed: int,
+    show_odds: bool,
+    as_json: bool,
+    rules_name: str,
+) -> None:
+    """Resolve one attack through the whole chain: attack, defense, damage, soak."""
+    with user_errors():
+        rules = load_rules(rules_name)
+        scripted = _parse_attack_faces(faces)
+        tables = load_tables()
+        a_stats = load_stat_block(attacker_file, tables)
+        d_stats = load_stat_block(defender_file, tables)
+        attacker = Combatant.create(0, a_stats, 0, tables)
+        _wield(attacker, weapon, attacker_file)
+        man = maneuver or _default_maneuver(attacker)
+        if distance is None:
+            distance = 1.0 if man in CLOSE_MANEUVERS else 10.0
+        defender = Combatant.create(1, d_stats, 1, tables, float(distance))
+        plan = _plan(attacker, defender, man, float(distance), rules)
+        kind = DefenseKind(defense)
+        _check_defense(defender, plan, kind)
+
+        odds = attack_levels_odds(plan, defender, kind, rules) if show_odds else None
+        sources = {k: ScriptedDice(v, f"--faces {k}") for k, v in scripted.items()}
+        rng = _rng_dice(seed)
+
+        def dice_for(label: str) -> DiceSource:
+            return sources.get("defense" if label in ("dodge", "block", "parry") else label, rng)
+
+        log = EventLog([_header(attacker, defender, rules)])
+        log.emit(
+            {
+                "e": EventKind.ATTACK,
+                "who": 0,
+                "target": 1,
+                "maneuver": plan.maneuver,
+                "weapon": plan.weapon.name,
+            }
+        )
+        if kind is not DefenseKind.NONE:
+            log.emit({"e": EventKind.DEFENSE, "who": 1, "kind": kind.value, "against": 0})
+        out = resolve_attack(
+            plan, attacker, defender, kind, 0, BASE_DIFFICULTY, rules, dice_for, log, 1
+        )
+        unused = []
+        for key, src in sources.items():
+            given = len(scripted[key])
+            if src.remaining == given and given:
+                unused.append(key)  # that roll never happened (a miss, or no dice to soak)
+            elif src.remaining:
+                raise DiceError(
+                    f"--faces {key}: {plural(src.remaining, 'face')} left over: "
+                    f"the roll used {given - src.remaining}"
+                )
+    if as_json:
+        data: dict[str, Any] = {
+            "attacker": attacker.name,
+            "defender": defender.name,
+            "maneuver": plan.maneuver,
+            "weapon": plan.weapon.name,
+            "distance": distance,
+            "attack": _roll_json(out.attack),
+            "defense": _roll_json(out.defense),
+            "damage": _roll_json(out.damage),
+            "soak": _roll_json(out.soak),
+            "net_successes": out.net,
+            "damage_type": out.damage_type.value,
+            "health_levels": out.levels,
+            "stunned": out.stunned,
+            "defender_health": _health_json(defender),
+            "attacker_health": _health_json(attacker),
+        }
+        if odds is not None:
+            data["odds"] = {str(k): p for k, p in enumerate(odds)}
+        click.echo(_dump(data))
+        return
+    for line in narrate(log.events):
+        click.echo(line)
+    for key in unused:
+        click.echo(f"(No {key} roll was made: its --faces were not used.)")
+    if odds is not None:
+        mean = sum(k * p for k, p in enumerate(odds))
+        click.echo(f"Odds of health levels dealt (mean {mean:.3f}): {_odds_summary(odds)}")
+
+
+def _header(attacker: Combatant, defender: Combatant, rules: RuleSet) -> dict[str, Any]:
+    """A battle header naming the two sides, so the attack narrates like a battle."""
+    return {
+        "e": EventKind.BATTLE,
+        "rules": rules.model_dump(),
+        "combatants": [
+            {"id": c.id, "side": c.side, "x": c.x, "y": c.y, "sheet": sheet_of(c.stats)}
+            for c in (attacker, defender)
+        ],
+    }
+
+
+# --- fight and replay -----------------------------------------------------------
+
+
+@main.command("fight")
+@click.argument("a_file", metavar="A.yaml")
+@click.argument("b_file", metavar="B.yaml")
+@click.option(
+    "--seed",
+    type=int,
+    default=0,
+    metavar="N",
+    help="Seed of every die in the battle (default 0).",
+)
+@click.option("--narrate", "tell", is_flag=True, help="Print the battle as narration.")
+@click.option(
+    "--log",
+    "log_file",
+    type=click.Path(dir_okay=False, writable=True),
+    metavar="FILE",
+    help="Write the JSONL event log here (replay it with `vtm-sim replay`).",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@click.option(
+    "--distance",
+    type=click.FloatRange(min=0),
+    metavar="YARDS",
+    default=10.0,
+    show_default=True,
+    help="Yards between A (side 0, at x=0) and B (side 1).",
+)
+@click.option(
+    "--turns",
+    type=click.IntRange(1, 1000),
+    metavar="N",
+    default=20,
+    show_default=True,
+    help="Turn limit: the battle ends undecided after this many turns.",
+)
+@click.option(
+    "--rules", "rules_name", default="v20", show_default=True, metavar="NAME", help=RULES_HELP
+)
+def fight_cmd(
+    a_file: str,
+    b_file: str,
+    seed: int,
+    tell: bool,
+    log_file: str | None,
+    as_json: bool,
+    distance: float,
+    turns: int,
+    rules_name: str,
+) -> None:
+    """Fight A (side 0) against B (side 1) with the built-in policy."""
+    with user_errors():
+        rules = load_rules(rules_name)
+        tables = load_tables()
+        a = load_stat_block(a_file, tables)
+        b = load_stat_block(b_file, tables)
+        battle = run_fight(
+            [Fighter(a, 0, 0.0), Fighter(b, 1, float(distance))],
+            seed=seed,
+            rules=rules,
+            turn_limit=turns,
+        )
+    if log_file is not None:
+        try:
+            battle.log.write(Path(log_file))
+        except OSError as exc:
+            _fail(f"--log {log_file}: cannot write ({exc.strerror})")
+    winner = None
+    if battle.winner is not None:
+        winner = ", ".join(c.name for c in battle.combatants if c.side == battle.winner)
+    lines = narrate(battle.log.events) if tell else []
+    if as_json:
+        data: dict[str, Any] = {
+            "winner": winner,
+            "winner_side": battle.winner,
+            "reason": battle.end_reason,
+            "turns": battle.turn,
+            "events": len(battle.log),
+            "log_sha256": battle.log.sha256(),
+            "seed": seed,
+            "rules": rules.name,
+            "final": [
+                {"name": c.name, "side": c.side, **_health_json(c)} for c in battle.combatants
+            ],
+        }
+        if tell:
+            data["narration"] = lines
+        click.echo(_dump(data))
+        return
+    if tell:
+        for line in lines:
+            click.echo(line)
+        return
+    outcome = f"{winner} wins" if winner else "no winner"
+    if battle.end_reason == "turn limit":
+        outcome += " (turn limit)"
+    click.echo(f"{outcome} after {plural(battle.turn, 'turn')} (seed {seed}, rules {rules.name}).")
+    for c in battle.combatants:
+        click.echo(
+            f"  {c.name} (side {c.side}): {c.health.marks()} "
+            f"{c.health.level_name}, {c.health.status.value}"
+        )
+    click.echo(f"{len(battle.log)} events, sha256 {battle.log.sha256()}")
+
+
+@main.command("replay")
+@click.argument("log_file", metavar="FILE", type=click.Path(exists=True, dir_okay=False))
+def replay_cmd(log_file: str) -> None:
+    """Replay a JSONL battle log and verify it event for event (exit 1 if it does not)."""
+    try:
+        log = EventLog.read(Path(log_file))
+        replay_log(log)
+    except (VtmSimError, KeyError, IndexError, TypeError, ValueError, AttributeError) as exc:
+        msg = str(exc) if isinstance(exc, VtmSimError) else f"{type(exc).__name__}: {exc}"
+        raise ReplayFailed(f"{log_file}: replay failed: {msg}") from None
+    for line in narrate(log.events):
+        click.echo(line)
+    click.echo(f"replay verified: {len(log)} events, sha256 {log.sha256()}")
+
+
+__all__ = ["main"]

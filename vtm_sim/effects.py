@@ -1,0 +1,254 @@
+"""What maneuvers and complications do after the dice (MAN-4..10, CPX-3..6).
+
+A mixin of :class:`vtm_sim.battle.Battle`: each method rolls what it needs
+from the battle's dice, logs it, and changes the combatants' state.
+"""
+
+from __future__ import annotations
+
+from vtm_sim.attack import (
+    AttackOutcome,
+    AttackPlan,
+    apply_damage,
+    apply_levels,
+    effective_damage_type,
+    hand_weapon,
+    log_roll,
+    weapon_damage,
+)
+from vtm_sim.choices import CalledShot
+from vtm_sim.combatant import Combatant
+from vtm_sim.dice import DiceSource, Roll, roll
+from vtm_sim.events import EventKind, EventLog
+from vtm_sim.rules import RuleSet
+from vtm_sim.space import Field
+from vtm_sim.tables import DamageType, Tables, WeaponClass
+
+KNOCKDOWN_DIFFICULTY = 6  # CPX-4
+SWEEP_DIFFICULTY = 6  # MAN-4
+TACKLE_DIFFICULTY = 7  # MAN-5
+FEED_PER_TURN = 3  # MAN-9 (Std): blood points a turn
+STAKE_LEVELS = 3  # CPX-5
+STAKE_WEAPON = "stake"
+
+
+class Effects:
+    """Maneuver effects; mixed into Battle, which provides these attributes."""
+
+    combatants: list[Combatant]
+    log: EventLog
+    dice: DiceSource
+    turn: int
+    rules: RuleSet
+    tables: Tables
+    field: Field
+
+    def _dice_for(self, label: str) -> DiceSource:
+        return self.dice
+
+    def roll_logged(self, who: int, what: str, pool: int, difficulty: int) -> Roll:
+        r = roll(pool, difficulty, self.dice)
+        log_roll(self.log, who, what, r)
+        return r
+
+    def say(self, who: int, action: str, **data: object) -> None:
+        self.log.emit({"e": EventKind.ACTION, "who": who, "action": action, **data})
+
+    # --- knockdown, sweep, tackle ------------------------------------------
+    def keep_footing(self, v: Combatant, difficulty: int, what: str) -> bool:
+        """MAN-4/MAN-5: Dexterity + Athletics to stay standing."""
+        pool = v.attr("dexterity") + v.stats.ability("athletics") - v.penalty
+        return self.roll_logged(v.id, what, pool, difficulty).successes > 0
+
+    def knockdown(self, v: Combatant) -> None:
+        """CPX-4: success, up at once with -2 initiative next turn; failure,
+        the next action is spent getting up; botch, one level of bashing too."""
+        pool = v.attr("dexterity") + v.stats.ability("athletics") - v.penalty
+        r = self.roll_logged(v.id, "knockdown", pool, KNOCKDOWN_DIFFICULTY)
+        if r.successes > 0:
+            v.init_penalty_turn = self.turn + 1
+            self.say(v.id, "regains footing")
+            return
+        v.prone = True
+        self.say(v.id, "falls prone")
+        if r.botch:
+            apply_levels(v, 1, DamageType.BASHING, self.log, self.turn)
+
+    def sweep_effect(self, v: Combatant) -> None:
+        """MAN-4: the target rolls Dexterity + Athletics or is knocked down."""
+        if v.active and not self.keep_footing(v, SWEEP_DIFFICULTY, "footing"):
+            self.knockdown(v)
+
+    def tackle_effect(self, a: Combatant, v: Combatant) -> None:
+        """MAN-5: both roll at difficulty 7 or fall; a target that stays up is off balance."""
+        if v.active:
+            if self.keep_footing(v, TACKLE_DIFFICULTY, "footing"):
+                v.off_balance_turn = self.turn + 1
+                self.say(v.id, "off balance")
+            else:
+                self.knockdown(v)
+        if not self.keep_footing(a, TACKLE_DIFFICULTY, "footing"):
+            self.knockdown(a)
+        a.grapple_turn[v.id] = self.turn  # MAN-8: a bite may follow next turn
+
+    # --- grapples ------------------------------------------------------------
+    def start_clinch(self, a: Combatant, v: Combatant) -> None:
+        """MAN-6: both are in a clinch; the attack's damage was the first turn's."""
+        if not v.active:
+            return
+        self.end_grapples(a)
+        self.end_grapples(v)
+        a.clinch_with, v.clinch_with = v.id, a.id
+        a.grapple_turn[v.id] = self.turn
+        v.grapple_turn[a.id] = self.turn
+        self.say(a.id, "clinch", target=v.id)
+
+    def start_hold(self, a: Combatant, v: Combatant) -> None:
+        """MAN-7: the victim is immobilized until it wins a resisted roll."""
+        if not v.active:
+            return
+        self.end_grapples(a)
+        self.end_grapples(v)
+        a.holding, v.held_by = v.id, a.id
+        a.grapple_turn[v.id] = self.turn
+        self.say(a.id, "hold", target=v.id)
+
+    def end_grapples(self, c: Combatant) -> None:
+        """Release every grapple ``c`` is part of."""
+        for other in self.combatants:
+            if other.clinch_with == c.id:
+                other.clinch_with = -1
+            if other.holding == c.id:
+                other.holding = -1
+            if other.held_by == c.id:
+                other.held_by = -1
+            if other.feeding_on == c.id:
+                other.feeding_on = -1
+            if other.fed_on_by == c.id:
+                other.fed_on_by = -1
+        c.clinch_with = c.holding = c.held_by = c.feeding_on = c.fed_on_by = -1
+
+    def strength_pool(self, c: Combatant) -> tuple[int, bool]:
+        """Strength + Brawl, with Potence's automatic success (VAMP-5)."""
+        return c.attr("strength") + c.stats.ability("brawl") - c.penalty, (
+            c.stats.discipline("potence") > 0)
+
+    def resisted_strength(self, escaper: Combatant, holder: Combatant) -> bool:
+        """MAN-6/MAN-7: resisted Strength + Brawl; the one escaping needs more."""
+        pe, _ = self.strength_pool(escaper)
+        ph, _ = self.strength_pool(holder)
+        re = self.roll_logged(escaper.id, "break_free", pe, 6)
+        rh = self.roll_logged(holder.id, "hold_on", ph, 6)
+        se = re.successes + escaper.stats.discipline("potence")  # VAMP-5
+        sh = rh.successes + holder.stats.discipline("potence")
+        return se > sh
+
+    def break_free(self, c: Combatant) -> None:
+        other_id = c.clinch_with if c.clinch_with >= 0 else c.held_by
+        if other_id < 0:
+            return
+        other = self.combatants[other_id]
+        ok = self.resisted_strength(c, other)
+        self.say(c.id, "break_free", ok=ok, target=other_id)
+        if ok:
+            self.end_grapples(c)
+
+    def crush(self, c: Combatant) -> None:
+        """MAN-6: inside a clinch, automatic Strength damage (no attack roll)."""
+        v = self.combatants[c.clinch_with]
+        self.say(c.id, "crush", target=v.id)
+        apply_damage(c.id, v, max(1, c.attr("strength")), c.stats.discipline("potence"),
+                     DamageType.BASHING, self.rules, self._dice_for, self.log, self.turn)
+        if not v.active:
+            self.end_grapples(v)
+
+    def release(self, c: Combatant) -> None:
+        self.say(c.id, "release")
+        self.end_grapples(c)
+
+    # --- feeding (MAN-9, VAMP-6) ------------------------------------------
+    def start_feeding(self, a: Combatant, v: Combatant) -> None:
+        self.end_grapples(v)
+        a.clinch_with = a.holding = -1
+        a.feeding_on, v.fed_on_by = v.id, a.id
+        self.say(a.id, "kiss", target=v.id)
+        self.drink(a)
+
+    def drink(self, a: Combatant) -> None:
+        """MAN-9: up to 3 blood a turn. A mortal or ghoul loses one health level
+        (lethal) per point drained; a vampire victim loses blood points."""
+        v = self.combatants[a.feeding_on]
+        room = max(0, a.stats.blood_pool - a.blood) if a.stats.blood_pool else 0
+        have = v.blood if v.vampire else v.vitae
+        points = min(FEED_PER_TURN, room, have)
+        if v.vampire:
+            v.blood -= points
+        else:
+            v.vitae -= points
+        a.blood += points  # VAMP-6
+        self.say(a.id, "drink", target=v.id, points=points, blood=a.blood)
+        if points and not v.vampire:
+            apply_levels(v, points, DamageType.LETHAL, self.log, self.turn)
+        if points == 0 or not v.active or (v.vampire and v.blood == 0):
+            self.end_grapples(a)
+
+    # --- staking and mishaps -------------------------------------------------
+    def check_stake(self, plan: AttackPlan, v: Combatant, out: AttackOutcome) -> None:
+        """CPX-5: a stake through the heart (a tiny called shot) dealing 3+ levels."""
+        if (
+            plan.weapon.name == STAKE_WEAPON and plan.called is CalledShot.TINY
+            and v.vampire and out.levels >= STAKE_LEVELS and not v.staked
+        ):
+            v.staked = True
+            self.end_grapples(v)
+            self.say(v.id, "staked")
+
+    def mishap(self, c: Combatant, plan: AttackPlan, target: Combatant) -> None:
+        """CPX-6: a botched attack draws its effect from the mishap table."""
+        table = "disarm" if plan.maneuver == "disarm" else plan.weapon.cls.value
+        r = roll(1, 2, self.dice, damage=True)
+        log_roll(self.log, c.id, "mishap", r)
+        effect = self.tables.mishaps.effect(table, r.faces[0])
+        _, idx = hand_weapon(c, plan.offhand)
+        self.log.emit({"e": EventKind.MISHAP, "who": c.id, "weapon": plan.weapon.name,
+                       "effect": effect})
+        if effect == "jam" and idx >= 0:
+            c.jammed[idx] = True
+        elif effect in ("drop", "break") and idx >= 0:
+            c.lost[idx] = True
+            if c.wielding == idx:
+                c.wielding = -1
+            if c.offhand == idx:
+                c.offhand = -1
+        elif effect == "off_balance":
+            c.off_balance_turn = self.turn + 1
+        elif effect == "fall":
+            c.prone = True
+        elif effect == "self_damage":
+            base, auto = weapon_damage(c, plan.weapon)
+            apply_damage(c.id, c, max(1, base), auto, plan.weapon.damage_type, self.rules,
+                         self._dice_for, self.log, self.turn)
+        elif effect == "struck_by_opponent":
+            w, _ = hand_weapon(target, False)
+            base, auto = weapon_damage(target, w)
+            apply_damage(target.id, c, max(1, base), auto,
+                         effective_damage_type(w.damage_type, w, c, self.rules), self.rules,
+                         self._dice_for, self.log, self.turn)
+        elif effect == "hit_ally":
+            self._hit_ally(c, plan)
+
+    def _hit_ally(self, c: Combatant, plan: AttackPlan) -> None:
+        reach = 2.0 if plan.close else float(plan.weapon.range or 2)
+        allies = [o for o in self.combatants
+                  if o.side == c.side and o.id != c.id and o.active and c.distance(o) <= reach]
+        if not allies:
+            return
+        ally = min(allies, key=lambda o: (c.distance(o), o.id))
+        base, auto = weapon_damage(c, plan.weapon)
+        if plan.weapon.cls is WeaponClass.UNARMED:
+            base, auto = c.attr("strength"), 0
+        self.log.emit({"e": EventKind.HIT, "who": c.id, "target": ally.id, "net": 1,
+                       "mishap": True})
+        apply_damage(c.id, ally, max(1, base), auto,
+                     effective_damage_type(plan.damage_type, plan.weapon, ally, self.rules),
+                     self.rules, self._dice_for, self.log, self.turn)
