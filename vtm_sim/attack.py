@@ -384,7 +384,7 @@ def resolve_attack(
     turn: int,
     *,
     willpower: bool = False,
-    elemental: bool = False,
+    elemental: bool | None = None,
     attack_roll: Roll | None = None,
     successes: int | None = None,
     spray: bool = False,
@@ -413,6 +413,8 @@ def resolve_attack(
         ):
             _parry_counter(defender, attacker, -net, rules, dice_for, log, turn)
     dtype = effective_damage_type(plan.damage_type, plan.weapon, defender, rules)
+    if elemental is None:
+        elemental = plan.weapon.elemental
     if net < 1 or got == 0:
         log.emit({"e": EventKind.MISS, "who": attacker.id, "target": defender.id,
                   "net": max(net, 0)})

@@ -66,6 +66,7 @@ class WeaponSpec(_Strict):
     conceal: Literal["P", "J", "T", "N"] = "N"
     scope: bool = False  # RNG-7: +2 dice when aiming
     trips: bool = False  # MAN-4: a staff or chain sweeps with Melee and its own damage
+    elemental: bool = False  # SOAK-3/SOAK-4: fire (or sunlight): armor does not help
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,6 +86,7 @@ class Weapon:
     conceal: str
     scope: bool = False
     trips: bool = False
+    elemental: bool = False
 
     @property
     def strength_based(self) -> bool:
@@ -227,7 +229,7 @@ def load_tables(root: Path | None = None) -> Tables:
         weapons[str(name)] = Weapon(
             str(name), cls, DamageType(spec.damage_type), spec.damage or 0,
             spec.strength_bonus, spec.range or 0, spec.rate, spec.magazine,
-            spec.autofire, spec.length, spec.conceal, spec.scope, spec.trips,
+            spec.autofire, spec.length, spec.conceal, spec.scope, spec.trips, spec.elemental,
         )
     path = root / "armor.yaml"
     armor = {
