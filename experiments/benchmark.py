@@ -49,6 +49,20 @@ def bench_battles(n: int) -> dict[str, float]:
     return out
 
 
+def bench_scenarios(n: int) -> dict[str, float]:
+    """Battles per second for every shipped scenario, built-in policy on all sides."""
+    from vtm_sim.scenario import list_scenarios, load_scenario
+
+    out: dict[str, float] = {}
+    for name in list_scenarios():
+        sc = load_scenario(name)
+        t0 = time.perf_counter()
+        for seed in range(n):
+            play(sc.battle(seed=seed))
+        out[name] = n / (time.perf_counter() - t0)
+    return out
+
+
 def bench_odds(n: int) -> dict[str, float]:
     rng = np.random.default_rng(0)
     args = [
@@ -98,6 +112,7 @@ def main() -> None:
     args = ap.parse_args()
     result = {
         "battles_per_s": bench_battles(args.battles),
+        "scenario_battles_per_s": bench_scenarios(max(1, args.battles // 5)),
         "odds": bench_odds(2000),
         "cartpole_steps_per_s": bench_cartpole(20000),
     }
@@ -106,6 +121,8 @@ def main() -> None:
         return
     for k, v in result["battles_per_s"].items():
         print(f"battles/s {k:<28} {v:10.0f}")
+    for k, v in result["scenario_battles_per_s"].items():
+        print(f"scenario battles/s {k:<19} {v:10.0f}")
     for k, v in result["odds"].items():
         print(f"{k:<38} {v:10.0f}")
     cp = result["cartpole_steps_per_s"]

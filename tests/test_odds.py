@@ -504,3 +504,24 @@ def test_attack_odds_match_composition_with_explode(
     if auto_hit:  # a sure hit never deals less than a miss
         miss = attack_odds(**{**case, "auto_hit": False})  # type: ignore[arg-type]
         assert got[0] <= miss[0]
+
+
+def test_VAMP_5_potence_successes_shift_the_damage_roll() -> None:
+    """VAMP-5: automatic damage successes equal a damage roll shifted up."""
+    from itertools import product
+
+    from vtm_sim.dice import count
+
+    dist = attack_odds(attack_pool=1, attack_difficulty=2, damage_base=1, soak_pool=1,
+                       damage_auto=2)
+    brute = [0.0] * 5
+    for a, dmg, soak in product(range(1, 11), repeat=3):
+        hit = count([a], 2)[0] >= 1
+        if not hit:
+            brute[0] += 1e-3
+            continue
+        levels = max(0, count([dmg], 6, damage=True)[0] + 2 - count([soak], 6, damage=True)[0])
+        brute[levels] += 1e-3
+    for k, p in enumerate(dist):
+        assert abs(p - brute[k]) < 1e-12
+    assert len(dist) == 4

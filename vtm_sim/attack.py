@@ -402,7 +402,8 @@ def resolve_attack(
         got = max(1, got)  # CPX-3: cannot miss a completely immobilized target
     d_roll: Roll | None = None
     net = got
-    if got > 0 and defense is not DefenseKind.NONE:
+    parry_counter = defense is DefenseKind.PARRY and plan.weapon.cls is WeaponClass.UNARMED
+    if defense is not DefenseKind.NONE and (got > 0 or parry_counter):  # DEF-6 needs the roll
         d_roll = roll_defense(defender, defense, defense_penalty, defense_difficulty, rules,
                               dice_for, log)
         net -= d_roll.successes  # DEF-1
@@ -444,6 +445,8 @@ def apply_damage(
 ) -> AttackOutcome:
     """Roll damage, soak it (SOAK-*) and mark the health track (DMG-*)."""
     dmg = _roll(log, source, "damage", dmg_pool, BASE_DIFFICULTY, dice_for, damage=True)
+    if auto:
+        log.events[-1]["auto"] = auto  # VAMP-5: Potence successes on the damage roll
     dealt = dmg.successes + auto
     soak = None
     levels = dealt

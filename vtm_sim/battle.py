@@ -20,7 +20,6 @@ import numpy as np
 from vtm_sim.attack import (
     BASE_DIFFICULTY,
     CLOSE_MANEUVERS,
-    RANGED_MANEUVERS,
     SHOOTING,
     AttackOutcome,
     AttackPlan,
@@ -58,7 +57,7 @@ from vtm_sim.movement import approach_cost, burden, run_allowance, walk_speed
 from vtm_sim.rules import RuleSet, load_rules
 from vtm_sim.space import OPEN_FIELD, CoverLevel, CoverZone, Field, Lighting, Wall
 from vtm_sim.stats import StatBlock
-from vtm_sim.tables import Tables, WeaponClass, load_tables
+from vtm_sim.tables import ManeuverSpec, Tables, Weapon, WeaponClass, load_tables
 
 LOG_VERSION = 1
 # Every attack maneuver, in a fixed order (environments build their action space on it).
@@ -123,6 +122,8 @@ def sheet_of(stats: StatBlock) -> dict[str, Any]:
         d["blood"] = stats.blood
     if stats.armor is not None:
         d["armor"] = stats.armor.name
+    if stats.carrying:
+        d["carrying"] = stats.carrying
     return d
 
 
@@ -174,6 +175,8 @@ class Battle(Effects):
         self.end_reason = ""
         self.order: list[Combatant] = []
         self._surprise: tuple[int, int, int, bool] | None = None  # ATK-11 free attack
+        self._plans: dict[Action, AttackPlan] = {}  # plans behind the pending ACT options
+        self._plans_for = -1
         self.log.emit({
             "e": EventKind.BATTLE, "version": LOG_VERSION, "seed": seed,
             "rules": self.rules.model_dump(), "turn_limit": turn_limit,
@@ -195,11 +198,13 @@ class Battle(Effects):
             raise IllegalActionError("the battle is over: nothing to decide")
         if choice not in decision.options:
             raise IllegalActionError(
-                f"{self.combatants[decision.actor].name} cannot choose {choice} "
+                f"{self.combatants[decision.actor].name} cannot choose {choice.to_json()} "
                 f"at this {decision.kind.value} decision"
             )
         self.log.emit({"e": EventKind.DECIDE, "who": decision.actor,
                        "kind": decision.kind.value, "choice": choice.to_json()})
+        self._plans_for = -1
+        self._plans.clear()
         try:
             self.pending = self._flow.send(choice)
         except StopIteration:
@@ -262,11 +267,19 @@ class Battle(Effects):
                   offhand: bool = False) -> Situation | None:
         """Battlefield and state modifiers for ``c`` attacking ``t`` (None: impossible)."""
         close = maneuver in CLOSE_MANEUVERS
+        base = self._base_situation(c, t, close, offhand)
+        if base is None or not close:
+            return base
+        return self._with_length(base, c, t, maneuver, offhand)
+
+    def _base_situation(self, c: Combatant, t: Combatant, close: bool,
+                        offhand: bool) -> Situation | None:
         dice = 0
         diff = self.opponents_modifier(c)  # ATK-8
         if c.off_balance_turn == self.turn:
             diff += 1  # MAN-5
-        diff += burden(c)[0]  # MOVE-2
+        if c.stats.carrying:
+            diff += burden(c)[0]  # MOVE-2
         dark = self.field.lighting is Lighting.DARK and not self.sees_in_dark(c)
         if c.blinded or dark:
             if not close:
@@ -279,16 +292,11 @@ class Battle(Effects):
             dice += 2  # CPX-3: held and struggling
         if close:
             dice += flank_bonus(c, t)  # ATK-7
-            tw, _ = hand_weapon(t, False)
-            if tw.cls is WeaponClass.MELEE:
-                spec = self.tables.maneuvers[maneuver]
-                mine = maneuver_weapon(c, maneuver, spec, offhand)
-                if mine is not None and tw.length > mine.length:
-                    dice -= 1  # ATK-9: held off by a longer weapon
         else:
-            if not self.field.line_of_sight(c.x, c.y, t.x, t.y):
+            if self.field.walls and not self.field.line_of_sight(c.x, c.y, t.x, t.y):
                 return None  # ATK-2
-            diff += self.cover_of(t, c).value + self.cover_of(c, t).shooter_penalty  # RNG-1
+            if self.field.cover or c.prone or t.prone:
+                diff += self.cover_of(t, c).value + self.cover_of(c, t).shooter_penalty  # RNG-1
             if c.aim_target == t.id and c.aim_dice > 0 and c.aim_turn >= self.turn - 1:
                 w, _ = hand_weapon(c, offhand)
                 dice += c.aim_dice + (2 if w.scope else 0)  # RNG-7
@@ -296,8 +304,20 @@ class Battle(Effects):
             dice += self._surprise[2]  # ATK-11
         return Situation(dice, diff, auto)
 
+    def _with_length(self, base: Situation, c: Combatant, t: Combatant, maneuver: str,
+                     offhand: bool) -> Situation:
+        """ATK-9: held off by a longer weapon, one die less."""
+        tw, _ = hand_weapon(t, False)
+        if tw.cls is WeaponClass.MELEE:
+            mine = maneuver_weapon(c, maneuver, self.tables.maneuvers[maneuver], offhand)
+            if mine is not None and tw.length > mine.length:
+                return Situation(base.dice - 1, base.difficulty, base.auto_hit)
+        return base
+
     def plan(self, actor: int, action: Action) -> AttackPlan | None:
         """The pool and difficulty an ATTACK action would roll now."""
+        if self._plans_for == actor and action in self._plans:
+            return self._plans[action]
         if action.kind is not ActionKind.ATTACK or action.maneuver is None:
             return None
         if action.target is None:
@@ -449,6 +469,10 @@ class Battle(Effects):
                 c.sim_penalty = None
             if self._decided():
                 return
+        # INIT-7: if everyone waited, nobody acts this turn
+        able = [c for c in self.order if self._can_decide(c)]
+        if able and all(c.waiting for c in able):
+            return
         # INIT-6/7: delayed and waiting characters act at the end of the pass
         for c in self._by_initiative(self.order):
             if (c.delayed or c.waiting) and self._may_take_first(c):
@@ -509,25 +533,62 @@ class Battle(Effects):
     # actions
     def _attack_options(self, c: Combatant, opts: list[Choice]) -> None:
         hands = [False, True] if c.offhand >= 0 and not c.lost[c.offhand] else [False]
+        maneuvers = self.tables.maneuvers
+        penalty = self.action_penalty(c)
+        self._plans.clear()
+        self._plans_for = c.id
+        candidates: list[tuple[str, ManeuverSpec, bool, bool]] = []
+        for m in MANEUVERS:
+            spec = maneuvers.get(m)
+            if spec is None:
+                continue
+            close = m in CLOSE_MANEUVERS
+            if (close and c.prone) or (c.grappling and m not in GRAPPLE_MANEUVERS):
+                continue
+            for off in hands:
+                if off and m not in HAND_MANEUVERS:
+                    continue
+                if maneuver_weapon(c, m, spec, off) is None:
+                    continue
+                if not close and not self._rate_allows(c, m, off):
+                    continue
+                candidates.append((m, spec, off, close))
+        if not candidates:
+            return
         for t in self.enemies(c):
-            for m in MANEUVERS:
-                for off in hands:
-                    if off and m not in HAND_MANEUVERS:
+            bases: dict[tuple[bool, bool], Situation | None] = {}
+            approaches: dict[float, tuple[float, int] | None] = {}
+            bite = self._may_bite(c, t)
+            for m, spec, off, close in candidates:
+                if m in GRAPPLE_MANEUVERS and not bite:
+                    continue
+                move_pen, dist = 0, None
+                if close:
+                    reach = reach_of(spec)
+                    if reach not in approaches:
+                        approaches[reach] = self.approach(c, t, reach)
+                    app = approaches[reach]
+                    if app is None:
                         continue
-                    a = Action(ActionKind.ATTACK, m, t.id, offhand=off)
-                    if m in ("bite", "kiss") and not self._may_bite(c, t):
-                        continue
-                    if c.grappling and m not in GRAPPLE_MANEUVERS:
-                        continue
-                    if m in RANGED_MANEUVERS and not self._rate_allows(c, m, off):
-                        continue
-                    p = self.plan(c.id, a)
-                    if p is None or p.pool <= 0:  # DICE-7: a pool of 0 cannot be rolled
-                        continue
-                    opts.append(a)
-                    if m in CALLABLE:
-                        opts.extend(Action(ActionKind.ATTACK, m, t.id, called=k, offhand=off)
-                                    for k in CalledShot)
+                    move_pen, dist = app[1], min(c.distance(t), reach)
+                key = (close, off)
+                if key not in bases:
+                    bases[key] = self._base_situation(c, t, close, off)
+                sit = bases[key]
+                if sit is None:
+                    continue
+                if close:
+                    sit = self._with_length(sit, c, t, m, off)
+                p = plan_attack(c, t, m, self.tables, self.rules, penalty=penalty + move_pen,
+                                distance=dist, situation=sit, offhand=off)
+                if p is None or p.pool <= 0:  # DICE-7: a pool of 0 cannot be rolled
+                    continue
+                a = Action(ActionKind.ATTACK, m, t.id, offhand=off)
+                opts.append(a)
+                self._plans[a] = p
+                if m in CALLABLE:
+                    opts.extend(Action(ActionKind.ATTACK, m, t.id, called=k, offhand=off)
+                                for k in CalledShot)
 
     def _may_bite(self, c: Combatant, t: Combatant) -> bool:
         """MAN-8: after a successful clinch, hold or tackle, in a following turn."""
@@ -638,7 +699,9 @@ class Battle(Effects):
         elif kind is ActionKind.MOVE:
             self._move_action(c, choice)
         elif kind is ActionKind.DRAW:
-            self._ready(c, penalty, lambda: setattr(c, "wielding", choice.weapon), "draw")
+            drawn = c.stats.weapons[choice.weapon] if choice.weapon is not None else None
+            self._ready(c, penalty, lambda: setattr(c, "wielding", choice.weapon), "draw",
+                        drawn)
         elif kind is ActionKind.RELOAD:
             self._ready(c, penalty, lambda: self._reload(c), "reload")
         elif kind is ActionKind.CLEAR:
@@ -676,12 +739,18 @@ class Battle(Effects):
     def _multi(self, c: Combatant) -> bool:
         return c.declared + c.celerity > 1
 
-    def _ready(self, c: Combatant, penalty: int, effect: Callable[[], None], what: str) -> None:
-        """ACT-5: no roll alone; within multiple actions Dex + skill at difficulty 4."""
+    def _ready(self, c: Combatant, penalty: int, effect: Callable[[], None], what: str,
+               weapon: Weapon | None = None) -> None:
+        """ACT-5: no roll alone; within multiple actions Dex + skill at difficulty 4.
+
+        The skill is the one of ``weapon`` (the weapon being drawn), else of the
+        weapon in hand (reload, clear)."""
         ok = True
         if self._multi(c):
-            w, _ = hand_weapon(c, False)
+            w = weapon if weapon is not None else hand_weapon(c, False)[0]
             ability = "melee" if w.cls is WeaponClass.MELEE else "firearms"
+            if w.cls in (WeaponClass.BOW, WeaponClass.CROSSBOW):
+                ability = "archery"  # ATK-2
             pool = c.attr("dexterity") + c.stats.ability(ability) - c.penalty - penalty
             ok = self.roll_logged(c.id, what, pool, 4).successes > 0
         if ok:

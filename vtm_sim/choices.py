@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
@@ -59,7 +59,8 @@ class Declaration:
     willpower: bool = False  # DICE-8: one automatic success on the first attack roll
 
     def to_json(self) -> dict[str, Any]:
-        return asdict(self)
+        return {"actions": self.actions, "full_defense": self.full_defense,
+                "celerity": self.celerity, "willpower": self.willpower}
 
 
 class CalledShot(Enum):

@@ -54,6 +54,8 @@ def describe(exc: ValidationError, prefix: str = "") -> str:
         msg = "unknown key"
     elif err["type"] == "missing":
         msg = "required key is missing"
+    elif err["type"] == "value_error":
+        msg = msg.removeprefix("Value error, ")
     elif "input" in err and err["type"] not in ("model_type", "dict_type"):
         msg = f"{msg} (got {err['input']!r})"
     return f"{loc}: {msg}" if loc else msg

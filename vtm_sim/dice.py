@@ -82,7 +82,7 @@ class ScriptedDice:
     def faces(self, n: int) -> list[int]:
         if self._i + n > len(self._faces):
             have = len(self._faces) - self._i
-            raise DiceError(f"{self.label}: needs {n} more dice, only {have} faces given")
+            raise DiceError(f"{self.label}: needs {n} more dice, only {have} faces left")
         out = self._faces[self._i : self._i + n]
         self._i += n
         return out

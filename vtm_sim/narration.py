@@ -12,9 +12,14 @@ levels taken), e.g.::
 
     Turn 2.
     Nikolai rolls initiative 9 + 7 = 16.
-    Nikolai attacks the Elder with a punch: 6 dice at difficulty 6 -> 8 6 7 8 6 10 1: 5 successes.
-    The Elder dodges: 8 dice at difficulty 6 -> 2 7 3 9 1 5 4 6: 2 successes.
-    Hit with 3 net successes; 5 damage dice -> 7 2 6 9 1: 3 successes; soak 4 dice ...
+    Nikolai attacks the Elder with a punch: 6 dice at difficulty 6 (specialty) -> ...: 5 successes.
+    The Elder dodges: 4 dice at difficulty 6 -> 9 2 6 3: 2 successes.
+    Hit with 3 net successes; 5 damage dice -> 7 2 6 9 1: 3 successes; 4 soak dice -> 3 6 2 2:
+    1 success; 2 halved to 1 (a vampire against bashing); the Elder takes 1 level of bashing
+    damage (track /......, Bruised).
+
+(the last three sentences are one line). Potence's automatic damage successes
+(VAMP-5) are not in the roll events; they are inferred from the levels taken.
 """
 
 from __future__ import annotations
@@ -49,8 +54,10 @@ _SHOT_VERB = {
 # ACTION events by name: {n} actor, {t} target, {w} weapon, {points}/{blood} feeding.
 _ACTION_TEXT = {
     "pass": "{n} does nothing.",
-    "aim": "{n} takes aim{at}.",
-    "take_cover": "{n} takes cover.",
+    "aim": "{n} takes aim{at} (+{dice} dice).",
+    "take_cover": "{n} takes cover behind the {cover}.",
+    "dodge_to_cover": "{n} dives behind the {cover}.",
+    "spray": "{n} sprays fire across {targets}.",
     "drop_prone": "{n} drops prone.",
     "clear": "{n} clears the jammed {w}.",
     "falls prone": "{n} falls prone.",
@@ -79,16 +86,18 @@ _ROLL_PHRASE = {
     "knockdown": "rolls against the knockdown",
     "break_free": "strains to break free",
     "hold_on": "holds on",
+    "stealth": "sneaks up",
+    "notice": "watches for danger",
 }
-_MISHAP_TEXT = {
-    "jam": "the weapon jams",
-    "drop": "drops it",
-    "break": "it breaks",
-    "hit_ally": "the blow goes astray",
-    "off_balance": "is thrown off balance",
-    "fall": "falls",
-    "self_damage": "is hurt by it",
-    "struck_by_opponent": "is struck by the opponent",
+_MISHAP_TEXT = {  # CPX-6, after "X fumbles the attack with the knife"
+    "jam": "and it jams",
+    "drop": "and drops it",
+    "break": "and it breaks",
+    "hit_ally": "and the blow goes astray",
+    "off_balance": "and is thrown off balance",
+    "fall": "and falls",
+    "self_damage": "and is hurt by it",
+    "struck_by_opponent": "and leaves an opening for the opponent",
 }
 
 _DEFENSE_VERB = {"dodge": "dodges", "block": "blocks", "parry": "parries"}
@@ -169,6 +178,7 @@ class _Narrator:
     attack: Event | None = None  # the attack event whose roll is awaited
     attack_rolled: bool = False
     attack_roll: Event | None = None
+    miss_told: bool = False
     defense: str | None = None
     hit: list[str] = field(default_factory=list)  # parts of the outcome line
     hit_auto: int = 0  # Potence successes that may join the damage roll
@@ -295,8 +305,10 @@ class _Narrator:
             if state:
                 self.say(f"{self.name(i, True)} starts {' and '.join(state)}.")
         lighting = (ev.get("field") or {}).get("lighting")
-        if lighting and lighting != "normal":
-            self.say(f"The fight takes place in {lighting} conditions.")
+        if lighting == "dark":
+            self.say("The fight takes place in darkness.")
+        elif lighting and lighting != "normal":
+            self.say(f"Lighting: {lighting}.")
 
     def on_turn(self, ev: Event) -> None:
         self.flush_attack()
@@ -327,13 +339,6 @@ class _Narrator:
         kind = ev.get("kind")
         if kind == "declare":
             self.declare(who, choice)
-        elif kind == "blood":
-            use, points = choice.get("use"), int(choice.get("points", 0))
-            if use and use != "none" and points:
-                goal = "heal" if use == "heal" else f"raise {str(use).capitalize()}"
-                self.say(
-                    f"{self.name(who, True)} spends {plural(points, 'blood point')} to {goal}."
-                )
         elif kind == "act":
             self.last_act[who] = choice
             what = choice.get("kind")
@@ -392,6 +397,7 @@ class _Narrator:
     def on_attack(self, ev: Event) -> None:
         self.flush_attack()
         self.attack = ev
+        self.miss_told = False
         self.attack_rolled = False
         self.attack_roll = None
         self.defense = None
@@ -444,7 +450,11 @@ class _Narrator:
         w = ev.get("weapon")
         with_what = "bare hands" if w == "unarmed" else f"the {_thing(w)}"
         effect = ev.get("effect")
-        then = f": {_MISHAP_TEXT.get(str(effect), str(effect).replace('_', ' '))}" if effect else ""
+        then = ""
+        if effect:
+            then = " " + _MISHAP_TEXT.get(str(effect), "and suffers a mishap ({e})").format(
+                w=_thing(w), e=str(effect).replace("_", " ")
+            )
         self.say(f"A botch: {self.name(ev.get('who'))} fumbles the attack with {with_what}{then}.")
 
     def on_miss(self, ev: Event) -> None:
@@ -452,20 +462,25 @@ class _Narrator:
             self.flush_attack()
             return
         self.attack = None
+        if self.miss_told:  # already said before a parry's counterblow
+            self.miss_told = False
+            return
+        self.say(self.miss_line())
+
+    def miss_line(self) -> str:
         a = self.attack_roll
-        if a is None or int(a.get("succ", 0)) == 0:
-            self.say("Miss.")
-        elif self.defense:
-            succ = int(a.get("succ", 0))
+        succ = int(a.get("succ", 0)) if a else 0
+        if succ and self.defense:
             lost = "the only success" if succ == 1 else f"all {succ} successes"
-            self.say(f"Miss: the {self.defense} takes away {lost}.")
-        else:
-            self.say("Miss.")
+            return f"Miss: the {self.defense} takes away {lost}."
+        return "Miss."
 
     def on_hit(self, ev: Event) -> None:
         self.flush_hit()
         net = int(ev.get("net", 0))
-        if ev.get("parry"):
+        if ev.get("parry"):  # DEF-6: the attack missed; the miss event follows the counter
+            self.say(self.miss_line())
+            self.miss_told = True
             self.hit = [
                 f"The parry turns the blow back on {self.name(ev.get('target'))}: "
                 f"{plural(net, 'extra success', 'extra successes')}"
@@ -589,6 +604,10 @@ class _Narrator:
             by = ev.get("by")
             hand = f" by {self.name(by)}" if isinstance(by, int) else ""
             self.say(f"{n} is disarmed{hand} and loses the {_thing(weapon)}.")
+        elif what == "blood":
+            self.blood_line(ev, n)
+        elif what == "ambush":
+            self.ambush_line(ev, n)
         else:
             target = ev.get("target")
             t = self.name(target) if isinstance(target, int) else "the enemy"
@@ -598,7 +617,9 @@ class _Narrator:
             template = table.get(str(what))
             if template is None:
                 done = "" if ok else ", without success"
-                template = f"{{n}}: {str(what).replace('_', ' ')}{{at}}{done}."
+                words = str(what).replace("_", " ").replace("{", "{{").replace("}", "}}")
+                template = f"{{n}}: {words}{{at}}{done}."
+            targets = [self.name(i) for i in ev.get("targets") or []]
             self.say(
                 template.format(
                     n=n,
@@ -607,8 +628,38 @@ class _Narrator:
                     at=f" at {t}" if isinstance(target, int) else "",
                     points=ev.get("points", "?"),
                     blood=ev.get("blood", "?"),
+                    dice=ev.get("dice", "?"),
+                    cover=_thing(ev.get("cover") or "cover"),
+                    targets=_join(targets) if targets else "the enemy",
                 )
             )
+
+    def blood_line(self, ev: Event, n: str) -> None:
+        """VAMP-2: blood spent before declarations (nothing to say for none)."""
+        use, points = str(ev.get("use", "none")), int(ev.get("points", 0))
+        if use == "none" or not points:
+            return
+        spent = f"{n} spends {plural(points, 'blood point')}"
+        left = f"{ev.get('blood', '?')} blood left"
+        if use == "heal":
+            healed = int(ev.get("healed", points))
+            self.say(
+                f"{spent} to heal {plural(healed, 'level')} (track {ev.get('track', '?')}, {left})."
+            )
+        else:
+            self.say(f"{spent} to raise {use.capitalize()} by {points} ({left}).")
+
+    def ambush_line(self, ev: Event, n: str) -> None:
+        """ATK-11: the margin of the attacker's Stealth over the target's notice."""
+        target = ev.get("target")
+        margin = int(ev.get("margin", 0))
+        if margin > 0:
+            dice = plural(margin, "extra die", "extra dice")
+            self.say(f"{n} catches {self.name(target)} by surprise ({dice}).")
+        elif margin == 0:
+            self.say(f"{n} strikes first from hiding, but {self.name(target)} may still defend.")
+        else:
+            self.say(f"{self.name(target, True)} spots {self.name(ev.get('who'))} in time.")
 
     def on_end(self, ev: Event) -> None:
         self.flush_attack()

@@ -193,10 +193,14 @@ def _net_distribution(a: tuple[float, ...], d: tuple[float, ...]) -> tuple[Float
 
 @lru_cache(maxsize=_CACHE_SIZE)
 def _levels(
-    damage_pool: int, damage_diff: int, soak_pool: int, soak_diff: int, halve: bool
+    damage_pool: int, damage_diff: int, soak_pool: int, soak_diff: int, halve: bool,
+    damage_auto: int = 0,
 ) -> FloatArray:
-    """Distribution of health levels after soak for one damage pool."""
-    dmg = roll_odds(damage_pool, damage_diff, damage=True).distribution
+    """Distribution of health levels after soak for one damage pool.
+
+    ``damage_auto`` automatic successes (Potence, VAMP-5) shift the damage roll.
+    """
+    dmg = (0.0,) * damage_auto + roll_odds(damage_pool, damage_diff, damage=True).distribution
     soak = roll_odds(soak_pool, soak_diff, damage=True).distribution
     diff, lo = _net_distribution(dmg, soak)
     zero_at = -lo
@@ -204,7 +208,7 @@ def _levels(
     levels[0] = math.fsum(diff[: zero_at + 1].tolist())
     levels[1:] = diff[zero_at + 1 :]
     if halve:
-        halved = np.zeros(len(levels) // 2 + 1, dtype=np.float64)
+        halved = np.zeros((len(levels) - 1) // 2 + 1, dtype=np.float64)
         np.add.at(halved, np.arange(len(levels)) // 2, levels)
         levels = halved
     levels.setflags(write=False)
@@ -227,6 +231,7 @@ def _attack_odds(
     soak_diff: int,
     halve: bool,
     auto_hit: bool,
+    damage_auto: int = 0,
 ) -> tuple[float, ...]:
     """Cached core of :func:`attack_odds`; arguments already normalized."""
     a = roll_odds(
@@ -256,7 +261,8 @@ def _attack_odds(
         dp = max(1, damage_base + (m - 1 if extra_successes_add else 0))
         by_pool[dp] = by_pool.get(dp, 0.0) + p
     parts = [
-        (p, _levels(dp, damage_diff, soak_pool, soak_diff, halve)) for dp, p in by_pool.items()
+        (p, _levels(dp, damage_diff, soak_pool, soak_diff, halve, damage_auto))
+        for dp, p in by_pool.items()
     ]
     size = max([len(lv) for _, lv in parts], default=1)
     out = np.zeros(size, dtype=np.float64)
@@ -282,6 +288,7 @@ def attack_odds(
     soak_difficulty: int = 6,
     halve: bool = False,
     auto_hit: bool = False,
+    damage_auto: int = 0,
 ) -> tuple[float, ...]:
     """Exact distribution of health levels dealt by one attack (index = levels).
 
@@ -292,7 +299,8 @@ def attack_odds(
     ``extra_successes_add`` else 0)), rolled as a damage roll at
     ``damage_difficulty``; soak is a damage roll of ``soak_pool`` at
     ``soak_difficulty``; levels = max(0, damage - soak), halved (rounded
-    down) after soak if ``halve``. A miss deals 0 levels.
+    down) after soak if ``halve``. ``damage_auto`` adds automatic damage
+    successes (Potence, VAMP-5). A miss deals 0 levels.
     """
     if defense_pool <= 0:
         defense_pool, defense_difficulty, defense_specialty = 0, 2, None
@@ -313,4 +321,5 @@ def attack_odds(
         clamp_difficulty(soak_difficulty),
         halve,
         auto_hit,
+        max(0, damage_auto),
     )

@@ -28,6 +28,15 @@ def replay(log: EventLog) -> Battle:
 
     Raises ReplayError unless the re-run produces the very same events.
     """
+    try:
+        return _replay(log)
+    except ReplayError:
+        raise
+    except (KeyError, TypeError, ValueError, IndexError, AttributeError) as exc:
+        raise ReplayError(f"log does not replay: {type(exc).__name__}: {exc}") from None
+
+
+def _replay(log: EventLog) -> Battle:
     events = log.events
     if not events or events[0].get("e") != EventKind.BATTLE:
         raise ReplayError("log does not start with a 'battle' header event")
