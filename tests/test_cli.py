@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner, Result
 
-from vtm_sim.cli import composed_levels_odds, main
+from vtm_sim.cli import main
 from vtm_sim.dice import SpecialtyRule
 from vtm_sim.odds import attack_odds, roll_odds
 
@@ -318,45 +318,6 @@ def test_VAMP_5_potence_odds_and_levels() -> None:
     assert "1 success + 3 from Potence = 4" in run(*args).stdout
 
 
-@pytest.mark.parametrize("halve", [False, True])
-@pytest.mark.parametrize(
-    ("a", "ad", "spec", "d", "dspec", "base", "extra", "soak"),
-    [
-        (6, 6, None, 0, None, 5, True, 0),
-        (7, 7, SpecialtyRule.EXPLODE, 5, None, 4, True, 3),
-        (5, 5, None, 4, SpecialtyRule.EXPLODE, 6, False, 6),
-        (3, 8, SpecialtyRule.DOUBLE, 2, SpecialtyRule.DOUBLE, 2, True, 2),
-    ],
-)
-def test_composed_odds_agree_with_attack_odds_without_potence(
-    a: int,
-    ad: int,
-    spec: SpecialtyRule | None,
-    d: int,
-    dspec: SpecialtyRule | None,
-    base: int,
-    extra: bool,
-    soak: int,
-    halve: bool,
-) -> None:
-    """The CLI composes odds itself only for Potence; with 0 it equals attack_odds."""
-    mine = composed_levels_odds(a, ad, spec, d, dspec, base, extra, 0, soak, halve)
-    lib = attack_odds(
-        attack_pool=a,
-        attack_difficulty=ad,
-        attack_specialty=spec,
-        defense_pool=d,
-        defense_specialty=dspec,
-        damage_base=base,
-        extra_successes_add=extra,
-        soak_pool=soak,
-        halve=halve,
-    )
-    lib = lib[: len(mine)] if not any(lib[len(mine) :]) else lib  # odds.py: a trailing 0.0
-    assert len(mine) == len(lib)
-    assert all(math.isclose(x, y, abs_tol=1e-13) for x, y in zip(mine, lib, strict=True))
-
-
 def test_attack_odds_sum_to_one() -> None:
     data = run_json(
         "attack", "--attacker", KNIFE, "--defender", BRAWLER, "--odds", "--defense", "dodge"
@@ -610,3 +571,14 @@ def test_replay_of_a_missing_file_is_bad_input(tmp_path: Path) -> None:
 def test_help_documents_the_default_seed() -> None:
     for command in ("roll", "attack", "fight"):
         assert "default 0" in run(command, "--help").stdout
+
+
+def test_fight_accepts_a_scenario_name_and_lists_scenarios() -> None:
+    """`fight SCENARIO` runs a shipped scenario; `scenarios` lists them all."""
+    listing = run("scenarios", "--json")
+    names = [r["name"] for r in json.loads(listing.stdout)]
+    assert "duel" in names and len(names) >= 8
+    one = run_json("fight", "duel", "--seed", "4", "--json")
+    two = run_json("fight", "configs/scenarios/duel.yaml", "--seed", "4", "--json")
+    assert one["log_sha256"] == two["log_sha256"]
+    assert "unknown" in user_error("fight", "no_such_scenario")

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import re
-from collections import defaultdict
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -34,7 +33,7 @@ from vtm_sim.attack import (
     resolve_attack,
     soak_pool,
 )
-from vtm_sim.battle import Fighter, sheet_of
+from vtm_sim.battle import Battle, Fighter, sheet_of
 from vtm_sim.choices import DefenseKind
 from vtm_sim.combatant import Combatant
 from vtm_sim.dice import DiceSource, RngDice, Roll, ScriptedDice, SpecialtyRule, roll
@@ -44,7 +43,9 @@ from vtm_sim.narration import narrate, plural, roll_text
 from vtm_sim.odds import attack_odds, roll_odds
 from vtm_sim.replay import replay as replay_log
 from vtm_sim.rules import RuleSet, load_rules
+from vtm_sim.scenario import list_scenarios, load_scenario
 from vtm_sim.simulate import fight as run_fight
+from vtm_sim.simulate import play
 from vtm_sim.stats import load_stat_block
 from vtm_sim.tables import DamageType, WeaponClass, load_tables
 
@@ -381,9 +382,8 @@ def attack_levels_odds(
 ) -> tuple[float, ...]:
     """Exact distribution of health levels dealt by ``plan`` (index = levels).
 
-    Pools come from the defender's state before the attack. Without automatic
-    damage successes this is :func:`vtm_sim.odds.attack_odds`; with Potence's
-    (VAMP-5), which attack_odds does not take, see :func:`composed_levels_odds`.
+    Pools come from the defender's state before the attack; Potence's
+    automatic damage successes (VAMP-5) are included.
     """
     spec_rule = rules.specialty
     d_pool, d_spec = 0, None
@@ -395,19 +395,6 @@ def attack_levels_odds(
     s_pool = soak_pool(defender, dtype, rules)
     halve = dtype is DamageType.BASHING and defender.vampire  # DMG-5
     a_spec = spec_rule if plan.specialty else None
-    if plan.damage_auto:
-        return composed_levels_odds(
-            plan.pool,
-            plan.difficulty,
-            a_spec,
-            d_pool,
-            d_spec,
-            plan.damage_base,
-            plan.extra_successes_add,
-            plan.damage_auto,
-            s_pool,
-            halve,
-        )
     return attack_odds(
         attack_pool=plan.pool,
         attack_difficulty=plan.difficulty,
@@ -421,44 +408,9 @@ def attack_levels_odds(
         soak_pool=s_pool,
         soak_difficulty=BASE_DIFFICULTY,
         halve=halve,
+        auto_hit=plan.auto_hit,
+        damage_auto=plan.damage_auto,
     )
-
-
-def composed_levels_odds(
-    attack_pool: int,
-    attack_difficulty: int,
-    attack_specialty: SpecialtyRule | None,
-    defense_pool: int,
-    defense_specialty: SpecialtyRule | None,
-    damage_base: int,
-    extra_successes_add: bool,
-    damage_auto: int,
-    soak_pool: int,
-    halve: bool,
-) -> tuple[float, ...]:
-    """Health levels dealt, composed from :func:`vtm_sim.odds.roll_odds` pieces.
-
-    Same chain as attack_odds (DEF-1, ATK-5, DMG-2/3, SOAK-1, DMG-5) plus
-    ``damage_auto`` successes added to the damage roll before soak (VAMP-5).
-    """
-    a = roll_odds(attack_pool, attack_difficulty, specialty=attack_specialty).distribution
-    d: tuple[float, ...] = (1.0,)
-    if defense_pool > 0:
-        d = roll_odds(defense_pool, BASE_DIFFICULTY, specialty=defense_specialty).distribution
-    soak = roll_odds(soak_pool, BASE_DIFFICULTY, damage=True).distribution
-    out: dict[int, float] = defaultdict(float)
-    for i, pa in enumerate(a):
-        for j, pd in enumerate(d):
-            net = i - j
-            if net < 1:
-                out[0] += pa * pd
-                continue
-            pool = max(1, damage_base + (net - 1 if extra_successes_add else 0))
-            for k, pk in enumerate(roll_odds(pool, BASE_DIFFICULTY, damage=True).distribution):
-                for m, pm in enumerate(soak):
-                    lv = max(0, k + damage_auto - m)
-                    out[lv // 2 if halve else lv] += pa * pd * pk * pm
-    return tuple(out.get(k, 0.0) for k in range(max(out) + 1))
 
 
 def _health_json(c: Combatant) -> dict[str, str]:
@@ -627,8 +579,8 @@ def _header(attacker: Combatant, defender: Combatant, rules: RuleSet) -> dict[st
 
 
 @main.command("fight")
-@click.argument("a_file", metavar="A.yaml")
-@click.argument("b_file", metavar="B.yaml")
+@click.argument("a_file", metavar="SCENARIO|A.yaml")
+@click.argument("b_file", metavar="[B.yaml]", required=False)
 @click.option(
     "--seed",
     type=int,
@@ -651,18 +603,19 @@ def _header(attacker: Combatant, defender: Combatant, rules: RuleSet) -> dict[st
     metavar="YARDS",
     default=10.0,
     show_default=True,
-    help="Yards between A (side 0, at x=0) and B (side 1).",
+    help="Yards between A (side 0, at x=0) and B (side 1); not for scenarios.",
 )
 @click.option(
     "--turns",
     type=click.IntRange(1, 1000),
     metavar="N",
-    default=20,
-    show_default=True,
-    help="Turn limit: the battle ends undecided after this many turns.",
+    default=None,
+    help="Turn limit: the battle ends undecided after this many turns "
+    "(default 20, or the scenario's).",
 )
 @click.option(
-    "--rules", "rules_name", default="v20", show_default=True, metavar="NAME", help=RULES_HELP
+    "--rules", "rules_name", default=None, metavar="NAME",
+    help=RULES_HELP + " Default v20, or the scenario's.",
 )
 def fight_cmd(
     a_file: str,
@@ -672,21 +625,34 @@ def fight_cmd(
     log_file: str | None,
     as_json: bool,
     distance: float,
-    turns: int,
-    rules_name: str,
+    turns: int | None,
+    rules_name: str | None,
 ) -> None:
-    """Fight A (side 0) against B (side 1) with the built-in policy."""
+    """Run a seeded battle with the built-in policy on every side.
+
+    Either a scenario (a name from `vtm-sim scenarios`, or a scenario file),
+    or two stat blocks: A (side 0) against B (side 1), DISTANCE yards apart.
+    """
     with user_errors():
-        rules = load_rules(rules_name)
-        tables = load_tables()
-        a = load_stat_block(a_file, tables)
-        b = load_stat_block(b_file, tables)
-        battle = run_fight(
-            [Fighter(a, 0, 0.0), Fighter(b, 1, float(distance))],
-            seed=seed,
-            rules=rules,
-            turn_limit=turns,
-        )
+        if b_file is None:
+            scenario = load_scenario(a_file)
+            rules = load_rules(rules_name) if rules_name else scenario.rules
+            battle = play(Battle(
+                scenario.fighters, seed=seed, rules=rules,
+                turn_limit=turns or scenario.turn_limit, field=scenario.field,
+                ambush=scenario.ambush,
+            ))
+        else:
+            rules = load_rules(rules_name or "v20")
+            tables = load_tables()
+            a = load_stat_block(a_file, tables)
+            b = load_stat_block(b_file, tables)
+            battle = run_fight(
+                [Fighter(a, 0, 0.0), Fighter(b, 1, float(distance))],
+                seed=seed,
+                rules=rules,
+                turn_limit=turns or 20,
+            )
     if log_file is not None:
         try:
             battle.log.write(Path(log_file))
@@ -728,6 +694,31 @@ def fight_cmd(
             f"{c.health.level_name}, {c.health.status.value}"
         )
     click.echo(f"{len(battle.log)} events, sha256 {battle.log.sha256()}")
+
+
+@main.command("scenarios")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+def scenarios_cmd(as_json: bool) -> None:
+    """List the shipped scenarios (configs/scenarios/)."""
+    rows: list[dict[str, Any]] = []
+    with user_errors():
+        for name in list_scenarios():
+            sc = load_scenario(name)
+            sides = sorted({f.side for f in sc.fighters})
+            rows.append({
+                "name": name, "title": sc.title, "rules": sc.rules.name,
+                "combatants": len(sc.fighters), "turn_limit": sc.turn_limit,
+                "sides": {str(k): sc.side_name(k) for k in sides},
+                "description": " ".join(sc.description.split()),
+            })
+    if as_json:
+        click.echo(_dump(rows))
+        return
+    width = max((len(r["name"]) for r in rows), default=4)
+    for r in rows:
+        versus = " vs ".join(r["sides"].values())
+        click.echo(f"{r['name']:<{width}}  {r['title']} ({r['rules']}, "
+                   f"{r['combatants']} combatants: {versus})")
 
 
 @main.command("replay")
