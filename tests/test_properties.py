@@ -23,7 +23,9 @@ from vtm_sim.policy import NearestEnemyPolicy, RandomPolicy
 from vtm_sim.replay import replay
 from vtm_sim.stats import StatBlock, load_stat_block
 
-CHARS = sorted(Path(__file__).resolve().parent.parent.joinpath("configs", "characters").glob("*.yaml"))
+CHARS = sorted(
+    Path(__file__).resolve().parent.parent.joinpath("configs", "characters").glob("*.yaml")
+)
 BLOCKS: list[StatBlock] = [load_stat_block(p) for p in CHARS]
 
 
@@ -66,7 +68,10 @@ idx = st.integers(0, len(BLOCKS) - 1)
 
 @settings(max_examples=400, deadline=None)
 @given(
-    seed=st.integers(0, 2**31 - 1), a=idx, b=idx, dist=st.floats(0.5, 60.0),
+    seed=st.integers(0, 2**31 - 1),
+    a=idx,
+    b=idx,
+    dist=st.floats(0.5, 60.0),
     extra=st.integers(-1, len(BLOCKS) - 1),
 )
 def test_random_battles_keep_invariants_and_replay(
@@ -92,7 +97,11 @@ def test_DICE_9_same_seed_same_log_in_another_process() -> None:
     )
     root = Path(__file__).resolve().parent.parent
     out = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=root,
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=root,
         env={"PYTHONHASHSEED": "123", "PATH": ""},
     ).stdout.strip()
     assert out == battle.log.sha256()

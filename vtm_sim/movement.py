@@ -43,7 +43,8 @@ def run_allowance(c: Combatant, tables: Tables) -> float:
         if level.move == "half":
             run = run / 2
         elif level.move == "no_run":
-            run = float(mv.jog.base + mv.jog.per_dexterity * dex)
+            # cannot run: at most a jog, and never farther than an Injured character
+            run = min(float(mv.jog.base + mv.jog.per_dexterity * dex), run / 2)
         else:
             run = float(level.yards or 0)
     return run * burden(c)[1]
