@@ -67,6 +67,7 @@ MANEUVERS = (
 )
 ENGAGE_YARDS = 2.0  # ATK-8: an enemy this close is engaging the character
 ADJACENT_YARDS = 1.0
+REACH_SLACK = 0.01  # positions are rounded to 1/1000 yard: this close counts as in reach
 DODGE_YARDS = 1.0  # DEF-5: room a dodge under fire needs to reach cover
 SPRAY_DODGE = 1  # RNG-6: dodging autofire spray is +1 difficulty
 FLANK_COS = 0.5  # ATK-7: within 60 degrees of facing is the front, beyond 120 behind
@@ -241,7 +242,7 @@ class Battle(Effects):
     def approach(self, c: Combatant, target: Combatant, reach: float) -> tuple[float, int] | None:
         """ACT-4: yards to close for ``reach`` and the dice it costs, None if too far."""
         need = max(0.0, c.distance(target) - reach)
-        if need <= 1e-9:
+        if need <= REACH_SLACK:
             return 0.0, 0
         if c.prone or c.grappling:
             return None
@@ -656,10 +657,10 @@ class Battle(Effects):
         w, idx = hand_weapon(c, False)
         if idx >= 0 and c.jammed[idx]:
             opts.append(Action(ActionKind.CLEAR))  # CPX-6
-        elif idx >= 0 and w.magazine and w.cls is not WeaponClass.THROWN and (
+        elif idx >= 0 and w.magazine and w.cls not in (WeaponClass.THROWN, WeaponClass.BOW) and (
             c.ammo[idx] < w.magazine
         ):
-            opts.append(Action(ActionKind.RELOAD))  # ACT-7
+            opts.append(Action(ActionKind.RELOAD))  # ACT-7 (a bow's quiver is its supply)
         if c.prone:
             opts.append(Action(ActionKind.GET_UP))  # ACT-6
         else:

@@ -6,6 +6,8 @@ from the battle's dice, logs it, and changes the combatants' state.
 
 from __future__ import annotations
 
+import math
+
 from vtm_sim.attack import (
     AttackOutcome,
     AttackPlan,
@@ -30,6 +32,15 @@ TACKLE_DIFFICULTY = 7  # MAN-5
 FEED_PER_TURN = 3  # MAN-9 (Std): blood points a turn
 STAKE_LEVELS = 3  # CPX-5
 STAKE_WEAPON = "stake"
+ALLY_LINE_YARDS = 1.5  # CPX-6: an ally this close to the line of fire can be hit
+
+
+def segment_distance(px: float, py: float, ax: float, ay: float, bx: float, by: float) -> float:
+    """Distance from point p to the segment a-b."""
+    dx, dy = bx - ax, by - ay
+    length2 = dx * dx + dy * dy
+    t = 0.0 if length2 == 0 else max(0.0, min(1.0, ((px - ax) * dx + (py - ay) * dy) / length2))
+    return math.hypot(px - (ax + t * dx), py - (ay + t * dy))
 
 
 class Effects:
@@ -235,12 +246,16 @@ class Effects:
                          effective_damage_type(w.damage_type, w, c, self.rules), self.rules,
                          self._dice_for, self.log, self.turn)
         elif effect == "hit_ally":
-            self._hit_ally(c, plan)
+            self._hit_ally(c, plan, target)
 
-    def _hit_ally(self, c: Combatant, plan: AttackPlan) -> None:
-        reach = 2.0 if plan.close else float(plan.weapon.range or 2)
+    def _hit_ally(self, c: Combatant, plan: AttackPlan, target: Combatant) -> None:
+        """The nearest ally within reach of the blow, or near the line of fire."""
+        def in_harms_way(o: Combatant) -> bool:
+            if plan.close:
+                return c.distance(o) <= 2.0
+            return segment_distance(o.x, o.y, c.x, c.y, target.x, target.y) <= ALLY_LINE_YARDS
         allies = [o for o in self.combatants
-                  if o.side == c.side and o.id != c.id and o.active and c.distance(o) <= reach]
+                  if o.side == c.side and o.id != c.id and o.active and in_harms_way(o)]
         if not allies:
             return
         ally = min(allies, key=lambda o: (c.distance(o), o.id))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from vtm_sim.attack import defense_pool
+from vtm_sim.attack import RANGED_MANEUVERS, SHOOTING, defense_pool, hand_weapon
 from vtm_sim.battle import Battle
 from vtm_sim.choices import (
     Action,
@@ -71,6 +71,11 @@ class NearestEnemyPolicy:
         me = battle.combatants[decision.actor]
         best: Choice = decision.options[0]
         best_pool = 0
+        ranged = decision.maneuver in RANGED_MANEUVERS
+        if ranged and not me.prone and battle.field.nearest_cover(me.x, me.y, 1.0) is None and (
+            hand_weapon(me, False)[0].cls not in SHOOTING
+        ):
+            return best  # DEF-5: dodging fire in the open means lying prone: not for a brawler
         for o in decision.options:
             if isinstance(o, Defense) and o.kind is not DefenseKind.NONE and o.abort is None:
                 pool = defense_pool(me, o.kind, 0)
@@ -82,9 +87,20 @@ class NearestEnemyPolicy:
     def _act(battle: Battle, decision: Decision) -> Choice:
         me = battle.combatants[decision.actor]
         actions = [o for o in decision.options if isinstance(o, Action)]
-        for kind in (ActionKind.FEED, ActionKind.CRUSH, ActionKind.BREAK_FREE):
+        for o in actions:
+            if o.kind is ActionKind.FEED:
+                return o
+        for o in actions:  # MAN-8: a vampire in a clinch bites rather than squeezes
+            if o.kind is ActionKind.ATTACK and o.maneuver == "bite" and o.called is None:
+                return o
+        for kind in (ActionKind.CRUSH, ActionKind.BREAK_FREE):
             for o in actions:
                 if o.kind is kind:
+                    return o
+        w, idx = hand_weapon(me, False)
+        if idx >= 0 and w.cls in SHOOTING and me.ammo[idx] == 0:
+            for o in actions:  # reload an empty gun rather than wade in with fists
+                if o.kind in (ActionKind.RELOAD, ActionKind.CLEAR):
                     return o
         attacks = [
             o for o in actions

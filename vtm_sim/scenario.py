@@ -113,25 +113,32 @@ def find_scenario(name_or_path: str) -> Path:
     return q
 
 
-def _sheet(path: Path, sheet: str) -> StatBlock:
+def _sheet(path: Path, sheet: str, i: int) -> StatBlock:
     for base in (path.parent, config_dir()):
         cand = base / sheet
         if cand.exists():
             return load_stat_block(cand)
-    raise ConfigError(f"{path}: combatants: stat block {sheet!r} not found")
+    raise ConfigError(f"{path}: combatants.{i}.sheet: stat block {sheet!r} not found")
 
 
 def load_scenario(name_or_path: str) -> Scenario:
     """Load and validate a scenario by name or file path."""
     path = find_scenario(name_or_path)
     spec = validate(ScenarioSpec, load_yaml(path), path)
-    rules = load_rules(spec.rules)
+    try:
+        rules = load_rules(spec.rules)
+    except ConfigError as exc:
+        raise ConfigError(f"{path}: rules: {exc}") from None
     fighters = tuple(
-        Fighter(_sheet(path, c.sheet), c.side, c.at[0], c.at[1], c.prone, c.blinded)
-        for c in spec.combatants
+        Fighter(_sheet(path, c.sheet, i), c.side, c.at[0], c.at[1], c.prone, c.blinded)
+        for i, c in enumerate(spec.combatants)
     )
-    if len({f.side for f in fighters}) < 2:
+    sides = {f.side for f in fighters}
+    if len(sides) < 2:
         raise ConfigError(f"{path}: combatants: expected at least two sides")
+    for side in spec.sides:
+        if side not in sides:
+            raise ConfigError(f"{path}: sides.{side}: no combatant is on side {side}")
     for i, f in enumerate(fighters):
         for w in f.stats.weapons:
             if w.cls.value == "firearm" and not rules.firearms_allowed:
@@ -139,10 +146,12 @@ def load_scenario(name_or_path: str) -> Scenario:
                     f"{path}: combatants.{i}: {w.name} is a firearm, not allowed under "
                     f"the {rules.name} rules"
                 )
-    for a in spec.ambush:
+    for n, a in enumerate(spec.ambush):
         for key, idx in (("attacker", a.attacker), ("target", a.target)):
             if idx >= len(fighters):
-                raise ConfigError(f"{path}: ambush.{key}: no combatant {idx}")
+                raise ConfigError(f"{path}: ambush.{n}.{key}: no combatant {idx}")
+        if fighters[a.attacker].side == fighters[a.target].side:
+            raise ConfigError(f"{path}: ambush.{n}: attacker and target are on the same side")
     zones = tuple(
         CoverZone(c.name, c.at[0], c.at[1], c.radius, LEVELS[c.level])
         for c in spec.cover
