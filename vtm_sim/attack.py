@@ -282,7 +282,8 @@ def plan_attack(
     else:
         bonus = (weapon.strength_bonus or 0) if (dmg.weapon or weapon.trips) else 0
         base = attacker.attr("strength") + bonus + dmg.bonus
-        damage_auto = stats.discipline("potence")  # VAMP-5 (Std)
+        if weapon.cls is not WeaponClass.THROWN:
+            damage_auto = stats.discipline("potence")  # VAMP-5 (Std): melee and brawl
     if dmg.type in ("weapon", "claws") or (maneuver == "sweep" and weapon.trips):
         dtype = weapon.damage_type
     elif dmg.type == "none":

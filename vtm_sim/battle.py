@@ -510,8 +510,8 @@ class Battle(Effects):
             a, t = self.combatants[ai], self.combatants[ti]
             if not (self.able(a) and self.able(t)):
                 continue
-            ra = self.roll_logged(a.id, "stealth",
-                                 a.attr("dexterity") + a.stats.ability("stealth"), 6)
+            ra = self.roll_logged(a.id, "stealth", a.attr("dexterity") + a.stats.ability(
+                "stealth") - a.penalty - a.armor_penalty, 6)
             rt = self.roll_logged(t.id, "notice",
                                   t.attr("perception") + t.stats.ability("alertness"), 6)
             diff = ra.successes - rt.successes
@@ -615,13 +615,18 @@ class Battle(Effects):
         if c.fed_on_by >= 0:
             return (passive,)  # MAN-9: the victim can do nothing
         if c.feeding_on >= 0:
-            return (Action(ActionKind.FEED, target=c.feeding_on),
-                    Action(ActionKind.RELEASE), passive)
+            if c.drunk < self.tables.feeding.feed_per_turn:  # MAN-9: 3 a turn
+                return (Action(ActionKind.FEED, target=c.feeding_on),
+                        Action(ActionKind.RELEASE), passive)
+            return (Action(ActionKind.RELEASE), passive)
         if c.held_by >= 0:  # MAN-7
+            if c.grappled_turn == self.turn:
+                return (passive,)
             return (Action(ActionKind.BREAK_FREE, target=c.held_by), passive)
         if c.clinch_with >= 0:  # MAN-6: strike, break free, bite: nothing else
-            opts = [Action(ActionKind.CRUSH, target=c.clinch_with),
-                    Action(ActionKind.BREAK_FREE, target=c.clinch_with)]
+            if c.grappled_turn != self.turn:  # once a turn
+                opts = [Action(ActionKind.CRUSH, target=c.clinch_with),
+                        Action(ActionKind.BREAK_FREE, target=c.clinch_with)]
             self._attack_options(c, opts)
             opts.append(passive)
             return tuple(opts)
@@ -717,8 +722,10 @@ class Battle(Effects):
             c.prone = True
             self.say(c.id, "drop_prone")
         elif kind is ActionKind.CRUSH:
+            c.grappled_turn = self.turn
             self.crush(c)
         elif kind is ActionKind.BREAK_FREE:
+            c.grappled_turn = self.turn
             self.break_free(c)
         elif kind is ActionKind.RELEASE:
             self.release(c)
@@ -726,6 +733,13 @@ class Battle(Effects):
             self.drink(c)
         else:
             self.say(c.id, "pass")
+        self._drop_grapples_of_the_fallen()
+
+    def _drop_grapples_of_the_fallen(self) -> None:
+        """A grapple ends when either side is out of the fight or staked."""
+        for o in self.combatants:
+            if o.grappling and not self.able(o):
+                self.end_grapples(o)
 
     def _use_slot(self, c: Combatant, *, keep_first: bool) -> int:
         """Spend one action; returns its ACT-1 penalty (Celerity: none, ACT-2)."""
@@ -752,7 +766,10 @@ class Battle(Effects):
             ability = "melee" if w.cls is WeaponClass.MELEE else "firearms"
             if w.cls in (WeaponClass.BOW, WeaponClass.CROSSBOW):
                 ability = "archery"  # ATK-2
-            pool = c.attr("dexterity") + c.stats.ability(ability) - c.penalty - penalty
+            elif w.cls is WeaponClass.THROWN:
+                ability = "athletics"  # ATK-2
+            pool = (c.attr("dexterity") + c.stats.ability(ability) - c.penalty - penalty
+                    - c.armor_penalty)  # SOAK-4
             ok = self.roll_logged(c.id, what, pool, 4).successes > 0
         if ok:
             effect()
@@ -768,7 +785,8 @@ class Battle(Effects):
         """ACT-6: no roll alone; within multiple actions Dex + Athletics at 4."""
         ok = True
         if self._multi(c):
-            pool = c.attr("dexterity") + c.stats.ability("athletics") - c.penalty - penalty
+            pool = (c.attr("dexterity") + c.stats.ability("athletics") - c.penalty - penalty
+                    - c.armor_penalty)
             ok = self.roll_logged(c.id, "get_up", pool, 4).successes > 0
         if ok:
             c.prone = False
@@ -921,8 +939,7 @@ class Battle(Effects):
 
     def _use_willpower(self, c: Combatant) -> bool:
         if c.wp_declared and c.willpower_available(self.turn, self.rules.willpower_per_turn):
-            c.willpower -= 1  # DICE-8
-            c.wp_spent_turn = self.turn
+            c.spend_willpower(self.turn)  # DICE-8
             c.wp_declared = False
             return True
         return False
@@ -985,6 +1002,9 @@ class Battle(Effects):
         if d.full_defense:  # DEF-7
             return (NO_DEFENSE,) + tuple(
                 Defense(k) for k in kinds if defense_pool(d, k, d.defenses_used) > 0)
+        if self._surprise is not None and self._surprise[1] == d.id:
+            # ATK-11 tie: the target has declared nothing and may simply defend
+            return (NO_DEFENSE,) + tuple(Defense(k) for k in kinds if defense_pool(d, k, 0) > 0)
         if d.actions_left <= 0:  # DEF-2
             return (NO_DEFENSE,)
         pen = self.action_penalty(d)
@@ -1029,8 +1049,7 @@ class Battle(Effects):
     def _abort(self, d: Combatant, method: AbortMethod) -> bool:
         """DEF-3: a Willpower roll at difficulty 6, or one Willpower point."""
         if method is AbortMethod.WILLPOWER:
-            d.willpower -= 1
-            d.wp_spent_turn = self.turn
+            d.spend_willpower(self.turn)
             ok = True
         else:
             r = self.roll_logged(d.id, "abort", d.stats.willpower, self.rules.abort_difficulty)

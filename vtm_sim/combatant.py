@@ -50,7 +50,10 @@ class Combatant:
     aim_turn: int = -1
     off_balance_turn: int = -1  # MAN-5: +1 difficulty on this turn's actions
     init_penalty_turn: int = -1  # CPX-4: -2 initiative on this turn
-    vitae: int = 10  # MAN-9 (Std): blood a mortal or ghoul victim can lose
+    vitae: int = 10  # MAN-9 (Std, configs/feeding.yaml): blood a mortal or ghoul can lose
+    drunk: int = 0  # MAN-9: blood drunk this turn
+    grappled_turn: int = -1  # MAN-6: the turn of this character's last crush or break-free
+    wp_used: int = 0  # DICE-8: Willpower points spent this turn
     shots: dict[int, int] = field(default_factory=dict)  # RNG-4: shots this turn by weapon
     # per turn
     rating: int = 0  # INIT-2: Dexterity + Wits
@@ -86,6 +89,7 @@ class Combatant:
             jammed=[False] * len(stats.weapons),
             lost=[False] * len(stats.weapons),
             offhand=_offhand(stats),
+            vitae=tables.feeding.mortal_vitae,
         )
 
     def attr(self, name: str) -> int:
@@ -126,7 +130,15 @@ class Combatant:
 
     def willpower_available(self, turn: int, per_turn: int) -> bool:
         """DICE-8: at most ``per_turn`` Willpower points a turn."""
-        return self.willpower > 0 and per_turn > 0 and self.wp_spent_turn != turn
+        used = self.wp_used if self.wp_spent_turn == turn else 0
+        return self.willpower > 0 and used < per_turn
+
+    def spend_willpower(self, turn: int) -> None:
+        if self.wp_spent_turn != turn:
+            self.wp_used = 0
+        self.willpower -= 1
+        self.wp_used += 1
+        self.wp_spent_turn = turn
 
     @property
     def grappling(self) -> bool:
@@ -151,6 +163,7 @@ class Combatant:
         self.blood_spent = 0
         self.sim_penalty = None
         self.shots.clear()
+        self.drunk = 0
         self.rating = self.attr("dexterity") + self.attr("wits")
 
 

@@ -29,7 +29,6 @@ from vtm_sim.tables import DamageType, Tables, WeaponClass
 KNOCKDOWN_DIFFICULTY = 6  # CPX-4
 SWEEP_DIFFICULTY = 6  # MAN-4
 TACKLE_DIFFICULTY = 7  # MAN-5
-FEED_PER_TURN = 3  # MAN-9 (Std): blood points a turn
 STAKE_LEVELS = 3  # CPX-5
 STAKE_WEAPON = "stake"
 ALLY_LINE_YARDS = 1.5  # CPX-6: an ally this close to the line of fire can be hit
@@ -68,13 +67,13 @@ class Effects:
     # --- knockdown, sweep, tackle ------------------------------------------
     def keep_footing(self, v: Combatant, difficulty: int, what: str) -> bool:
         """MAN-4/MAN-5: Dexterity + Athletics to stay standing."""
-        pool = v.attr("dexterity") + v.stats.ability("athletics") - v.penalty
+        pool = v.attr("dexterity") + v.stats.ability("athletics") - v.penalty - v.armor_penalty
         return self.roll_logged(v.id, what, pool, difficulty).successes > 0
 
     def knockdown(self, v: Combatant) -> None:
         """CPX-4: success, up at once with -2 initiative next turn; failure,
         the next action is spent getting up; botch, one level of bashing too."""
-        pool = v.attr("dexterity") + v.stats.ability("athletics") - v.penalty
+        pool = v.attr("dexterity") + v.stats.ability("athletics") - v.penalty - v.armor_penalty
         r = self.roll_logged(v.id, "knockdown", pool, KNOCKDOWN_DIFFICULTY)
         if r.successes > 0:
             v.init_penalty_turn = self.turn + 1
@@ -191,7 +190,8 @@ class Effects:
         v = self.combatants[a.feeding_on]
         room = max(0, a.stats.blood_pool - a.blood) if a.stats.blood_pool else 0
         have = v.blood if v.vampire else v.vitae
-        points = min(FEED_PER_TURN, room, have)
+        points = min(self.tables.feeding.feed_per_turn - a.drunk, room, have)
+        a.drunk += points
         if v.vampire:
             v.blood -= points
         else:

@@ -189,7 +189,7 @@ def build_stat_block(
         gen = None
         trait_max = 5
         if spec.kind is Kind.GHOUL:
-            pool, per_turn = 10, 1  # Std: ghouls hold what their vitae allows, 1 per turn
+            pool, per_turn = tables.feeding.ghoul_pool, tables.feeding.ghoul_per_turn
             blood = 0 if spec.blood is None else spec.blood
             if blood > pool:
                 raise ConfigError(f"{source}: blood: a ghoul holds at most {pool}, got {blood}")

@@ -182,6 +182,13 @@ class MishapTableSpec(_Strict):
         return None
 
 
+class FeedingSpec(_Strict):
+    feed_per_turn: int = Field(ge=1, le=20)
+    mortal_vitae: int = Field(ge=1, le=50)
+    ghoul_pool: int = Field(ge=1, le=50)
+    ghoul_per_turn: int = Field(ge=1, le=10)
+
+
 class CalledShotRow(_Strict):
     medium: tuple[int, int]
     small: tuple[int, int]
@@ -200,6 +207,7 @@ class Tables:
     maneuvers: dict[str, ManeuverSpec]
     called_shots: dict[str, CalledShotRow]
     mishaps: MishapTableSpec
+    feeding: FeedingSpec
     root: Path
 
     def weapon(self, name: str) -> Weapon:
@@ -256,6 +264,9 @@ def load_tables(root: Path | None = None) -> Tables:
     }
     path = root / "mishaps.yaml"
     mishaps = validate(MishapTableSpec, load_yaml(path), path)
+    path = root / "feeding.yaml"
+    feeding = validate(FeedingSpec, load_yaml(path), path)
     return Tables(
-        weapons, armor, tuple(health.levels), gens, movement, maneuvers, called, mishaps, root
+        weapons, armor, tuple(health.levels), gens, movement, maneuvers, called, mishaps,
+        feeding, root,
     )
