@@ -28,6 +28,7 @@ from vtm_sim.combatant import Combatant
 from vtm_sim.dice import DiceSource, ScriptedDice
 from vtm_sim.events import EventKind
 from vtm_sim.rules import RuleSet, load_rules
+from vtm_sim.space import OPEN_FIELD, Field
 from vtm_sim.stats import Kind, StatBlock, StatBlockSpec, build_stat_block
 from vtm_sim.tables import load_tables
 
@@ -172,3 +173,77 @@ def dice_for(**faces: list[int]) -> Callable[[str], DiceSource]:
 def one_success(pool: int, face: int = 6) -> list[int]:
     """Faces for a ``pool``-die roll with exactly one success (``face``) and no 1s."""
     return [face] + [FILLER] * (pool - 1)
+
+
+# --- helpers for the maneuver, ranged, complication, vampire, movement and space tests ---
+
+
+def battle_on(
+    fighters: Iterable[Fighter],
+    faces: Iterable[int],
+    *,
+    rules_set: RuleSet | None = None,
+    profile: str = "v20",
+    turn_limit: int = 1,
+    field: Field = OPEN_FIELD,
+    ambush: Iterable[tuple[int, int]] = (),
+) -> Battle:
+    """Like :func:`battle`, with a battlefield, ambushes or a custom rules set."""
+    return Battle(
+        list(fighters),
+        dice=ScriptedDice(list(faces)),
+        rules=rules_set if rules_set is not None else load_rules(profile),
+        turn_limit=turn_limit,
+        field=field,
+        ambush=list(ambush),
+    )
+
+
+def offered(b: Battle) -> tuple[Choice, ...]:
+    """The options of the pending decision (blood decisions skipped)."""
+    skip_blood(b)
+    assert b.pending is not None, "battle over: nothing offered"
+    return b.pending.options
+
+
+def offered_maneuvers(b: Battle, target: int | None = None) -> set[str]:
+    """Attack maneuvers the pending ACT decision offers (against ``target`` if given)."""
+    return {
+        o.maneuver
+        for o in offered(b)
+        if isinstance(o, Action)
+        and o.kind is ActionKind.ATTACK
+        and o.maneuver is not None
+        and (target is None or o.target == target)
+    }
+
+
+def offered_kinds(b: Battle) -> set[ActionKind]:
+    """Action kinds the pending ACT decision offers."""
+    return {o.kind for o in offered(b) if isinstance(o, Action)}
+
+
+def single_roll(b: Battle, what: str, who: int | None = None) -> dict[str, Any]:
+    """The one roll of a kind in the log (fails if there are none or several)."""
+    found = rolls(b, what, who)
+    assert len(found) == 1, f"expected one {what} roll, got {found}"
+    return found[0]
+
+
+def successes(n: int, pool: int, face: int = 8) -> list[int]:
+    """Faces for a ``pool``-die roll with exactly ``n`` successes (``face``) and no 1s."""
+    assert 0 <= n <= pool
+    return [face] * n + [FILLER] * (pool - n)
+
+
+def sheet(name: str = "x", *, kind: str = "mortal", **traits: Any) -> StatBlock:
+    """A stat block from flat keywords: Attributes, Abilities and Disciplines are sorted
+    by name; anything else (weapons, armor, merits, generation, blood, carrying,
+    willpower, specialties) goes to the spec as is."""
+    from vtm_sim.stats import ABILITIES, ATTRIBUTES, DISCIPLINES
+
+    attrs = {k: v for k, v in traits.items() if k in ATTRIBUTES}
+    abil = {k: v for k, v in traits.items() if k in ABILITIES}
+    disc = {k: v for k, v in traits.items() if k in DISCIPLINES}
+    rest = {k: v for k, v in traits.items() if k not in attrs and k not in abil and k not in disc}
+    return block(name, kind=kind, attrs=attrs, abil=abil, disc=disc, **rest)

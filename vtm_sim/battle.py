@@ -230,7 +230,8 @@ class Battle(Effects):
 
     def opponents_modifier(self, c: Combatant) -> int:
         """ATK-8: +1 difficulty per engaging opponent after the first, capped."""
-        n = sum(1 for o in self.enemies(c) if c.distance(o) <= ENGAGE_YARDS and self.able(o))
+        n = sum(1 for o in self.enemies(c)
+                if c.distance(o) <= ENGAGE_YARDS + REACH_SLACK and self.able(o))
         return min(self.rules.multiple_opponents_cap, max(0, n - 1))
 
     def action_penalty(self, c: Combatant) -> int:
@@ -258,6 +259,10 @@ class Battle(Effects):
         if c.prone and level.value < CoverLevel.LIGHT.value:
             level = CoverLevel.LIGHT
         return level
+
+    def physical_difficulty(self, c: Combatant) -> int:
+        """CPX-1: a blinded character's actions +2; MOVE-2: a heavy burden +1."""
+        return (2 if c.blinded else 0) + (burden(c)[0] if c.stats.carrying else 0)
 
     def sees_in_dark(self, c: Combatant) -> bool:
         """ATK-10: Heightened Senses (Auspex 1) or Eyes of the Beast (Protean 1)."""
@@ -591,6 +596,10 @@ class Battle(Effects):
                     opts.extend(Action(ActionKind.ATTACK, m, t.id, called=k, offhand=off)
                                 for k in CalledShot)
 
+    def _clinch_began(self, c: Combatant) -> int:
+        partner = self.combatants[c.clinch_with]
+        return max(c.grapple_turn.get(partner.id, -1), partner.grapple_turn.get(c.id, -1))
+
     def _may_bite(self, c: Combatant, t: Combatant) -> bool:
         """MAN-8: after a successful clinch, hold or tackle, in a following turn."""
         since = c.grapple_turn.get(t.id)
@@ -598,7 +607,7 @@ class Battle(Effects):
             return False
         return (
             c.clinch_with == t.id or c.holding == t.id
-            or (since == self.turn - 1 and c.distance(t) <= ADJACENT_YARDS)
+            or (since == self.turn - 1 and c.distance(t) <= ADJACENT_YARDS + REACH_SLACK)
         )
 
     def _rate_allows(self, c: Combatant, maneuver: str, offhand: bool) -> bool:
@@ -624,7 +633,8 @@ class Battle(Effects):
                 return (passive,)
             return (Action(ActionKind.BREAK_FREE, target=c.held_by), passive)
         if c.clinch_with >= 0:  # MAN-6: strike, break free, bite: nothing else
-            if c.grappled_turn != self.turn:  # once a turn
+            if c.grappled_turn != self.turn and self._clinch_began(c) < self.turn:
+                # MAN-6: once a turn, from the turn after the clinch began
                 opts = [Action(ActionKind.CRUSH, target=c.clinch_with),
                         Action(ActionKind.BREAK_FREE, target=c.clinch_with)]
             self._attack_options(c, opts)
@@ -638,7 +648,7 @@ class Battle(Effects):
         left = self.run_allowance(c) - c.moved
         if not c.prone and left > 0:
             for t in self.enemies(c):
-                if c.distance(t) > ADJACENT_YARDS:
+                if c.distance(t) > ADJACENT_YARDS + REACH_SLACK:
                     opts.append(Action(ActionKind.MOVE, target=t.id))
                 opts.append(Action(ActionKind.MOVE, target=t.id, away=True))
             zone = self.field.nearest_cover(c.x, c.y, left)
@@ -770,7 +780,7 @@ class Battle(Effects):
                 ability = "athletics"  # ATK-2
             pool = (c.attr("dexterity") + c.stats.ability(ability) - c.penalty - penalty
                     - c.armor_penalty)  # SOAK-4
-            ok = self.roll_logged(c.id, what, pool, 4).successes > 0
+            ok = self.roll_logged(c.id, what, pool, 4 + self.physical_difficulty(c)).successes > 0
         if ok:
             effect()
         self.say(c.id, what, ok=ok, weapon=hand_weapon(c, False)[0].name)
@@ -787,7 +797,8 @@ class Battle(Effects):
         if self._multi(c):
             pool = (c.attr("dexterity") + c.stats.ability("athletics") - c.penalty - penalty
                     - c.armor_penalty)
-            ok = self.roll_logged(c.id, "get_up", pool, 4).successes > 0
+            diff = 4 + self.physical_difficulty(c)
+            ok = self.roll_logged(c.id, "get_up", pool, diff).successes > 0
         if ok:
             c.prone = False
         self.say(c.id, "get_up", ok=ok)
@@ -898,7 +909,7 @@ class Battle(Effects):
             self.log.emit({"e": EventKind.MISS, "who": c.id, "target": t.id, "net": 0})
             self.mishap(c, plan, t)  # ATK-4, DICE-4, CPX-6
             return
-        d_diff = BASE_DIFFICULTY + self.opponents_modifier(t)
+        d_diff = BASE_DIFFICULTY + self.opponents_modifier(t) + self.physical_difficulty(t)
         out = resolve_attack(plan, c, t, defense, d_pen, d_diff, self.rules, self._dice_for,
                              self.log, self.turn, attack_roll=atk)
         if defense is DefenseKind.DODGE and plan.ranged:
@@ -969,7 +980,8 @@ class Battle(Effects):
             shares = [q + r] + [q] * (n - 1)  # the remainder goes where the shooter aims
         self.say(c.id, "spray", targets=[t.id for t in targets], shares=shares)
         for t, share, (defense, d_pen) in zip(targets, shares, defenses, strict=True):
-            d_diff = BASE_DIFFICULTY + self.opponents_modifier(t) + SPRAY_DODGE
+            d_diff = (BASE_DIFFICULTY + self.opponents_modifier(t) + SPRAY_DODGE
+                      + self.physical_difficulty(t))
             out = resolve_attack(plan, c, t, defense, d_pen, d_diff, self.rules,
                                  self._dice_for, self.log, self.turn, attack_roll=atk,
                                  successes=share, spray=True)

@@ -32,6 +32,7 @@ TACKLE_DIFFICULTY = 7  # MAN-5
 STAKE_LEVELS = 3  # CPX-5
 STAKE_WEAPON = "stake"
 ALLY_LINE_YARDS = 1.5  # CPX-6: an ally this close to the line of fire can be hit
+CLOSE_YARDS = 2.01  # CPX-6: allies within a melee reach (positions are rounded)
 
 
 def segment_distance(px: float, py: float, ax: float, ay: float, bx: float, by: float) -> float:
@@ -56,6 +57,10 @@ class Effects:
     def _dice_for(self, label: str) -> DiceSource:
         return self.dice
 
+    def physical_difficulty(self, c: Combatant) -> int:
+        """Difficulty every physical action of ``c`` carries (Battle overrides)."""
+        return 0
+
     def roll_logged(self, who: int, what: str, pool: int, difficulty: int) -> Roll:
         r = roll(pool, difficulty, self.dice)
         log_roll(self.log, who, what, r)
@@ -68,13 +73,15 @@ class Effects:
     def keep_footing(self, v: Combatant, difficulty: int, what: str) -> bool:
         """MAN-4/MAN-5: Dexterity + Athletics to stay standing."""
         pool = v.attr("dexterity") + v.stats.ability("athletics") - v.penalty - v.armor_penalty
-        return self.roll_logged(v.id, what, pool, difficulty).successes > 0
+        return self.roll_logged(v.id, what, pool, difficulty + self.physical_difficulty(v)
+                                ).successes > 0
 
     def knockdown(self, v: Combatant) -> None:
         """CPX-4: success, up at once with -2 initiative next turn; failure,
         the next action is spent getting up; botch, one level of bashing too."""
         pool = v.attr("dexterity") + v.stats.ability("athletics") - v.penalty - v.armor_penalty
-        r = self.roll_logged(v.id, "knockdown", pool, KNOCKDOWN_DIFFICULTY)
+        r = self.roll_logged(v.id, "knockdown", pool,
+                             KNOCKDOWN_DIFFICULTY + self.physical_difficulty(v))
         if r.successes > 0:
             v.init_penalty_turn = self.turn + 1
             self.say(v.id, "regains footing")
@@ -109,8 +116,7 @@ class Effects:
         self.end_grapples(a)
         self.end_grapples(v)
         a.clinch_with, v.clinch_with = v.id, a.id
-        a.grapple_turn[v.id] = self.turn
-        v.grapple_turn[a.id] = self.turn
+        a.grapple_turn[v.id] = self.turn  # MAN-8: the one who made the clinch may bite
         self.say(a.id, "clinch", target=v.id)
 
     def start_hold(self, a: Combatant, v: Combatant) -> None:
@@ -252,7 +258,7 @@ class Effects:
         """The nearest ally within reach of the blow, or near the line of fire."""
         def in_harms_way(o: Combatant) -> bool:
             if plan.close:
-                return c.distance(o) <= 2.0
+                return c.distance(o) <= CLOSE_YARDS
             return segment_distance(o.x, o.y, c.x, c.y, target.x, target.y) <= ALLY_LINE_YARDS
         allies = [o for o in self.combatants
                   if o.side == c.side and o.id != c.id and o.active and in_harms_way(o)]

@@ -1,0 +1,163 @@
+"""Learned agents: a stable-baselines3 model saved with its metadata (STYLE 9).
+
+A model ``NAME.zip`` is saved next to ``NAME.json``: the algorithm, env id and
+keyword arguments, scenario, observation layout version, action catalog
+size, training seed and library versions. :meth:`LearnedAgent.load` checks the
+layout version and catalog size before loading. stable-baselines3 (and so
+torch) is imported only inside :func:`save_model` and :meth:`LearnedAgent.load`.
+"""
+
+from __future__ import annotations
+
+import json
+import platform
+from dataclasses import asdict, dataclass, field
+from importlib import metadata as importlib_metadata
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from agents.base import legal_indices
+from envs.observation import OBS_VERSION
+
+__all__ = ["LearnedAgent", "ModelInfo", "save_model"]
+
+LIBRARIES = ("vtm-sim", "gymnasium", "numpy", "torch", "stable-baselines3", "sb3-contrib")
+# Policy-gradient algorithms (they expose action probabilities for masking).
+ALGORITHMS = {"MaskablePPO": "sb3_contrib", "PPO": "stable_baselines3", "A2C": "stable_baselines3"}
+
+
+def _versions() -> dict[str, str]:
+    out = {"python": platform.python_version()}
+    for name in LIBRARIES:
+        try:
+            out[name] = importlib_metadata.version(name)
+        except importlib_metadata.PackageNotFoundError:
+            continue
+    return out
+
+
+@dataclass(frozen=True)
+class ModelInfo:
+    """What a saved model was trained on."""
+
+    algo: str
+    env_id: str
+    scenario: str
+    agent_id: int
+    obs_version: int
+    obs_mode: str
+    catalog_size: int
+    seed: int | None
+    env_kwargs: dict[str, Any] = field(default_factory=dict)
+    versions: dict[str, str] = field(default_factory=dict)
+
+    @classmethod
+    def read(cls, path: Path) -> ModelInfo:
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, json.JSONDecodeError) as exc:
+            raise ValueError(f"{path}: cannot read the model metadata ({exc})") from None
+        try:
+            return cls(**data)
+        except TypeError as exc:
+            raise ValueError(f"{path}: bad model metadata ({exc})") from None
+
+
+def _paths(path: str | Path) -> tuple[Path, Path]:
+    p = Path(path)
+    base = p.with_suffix("") if p.suffix == ".zip" else p
+    return base.with_suffix(".zip"), base.with_suffix(".json")
+
+
+def save_model(
+    model: Any,
+    path: str | Path,
+    env: Any,
+    *,
+    seed: int | None = None,
+    env_id: str = "",
+    env_kwargs: dict[str, Any] | None = None,
+) -> Path:
+    """Save an SB3 model and its metadata; returns the ``.zip`` path.
+
+    Args:
+        model: a trained stable-baselines3 / sb3-contrib model.
+        path: where to save (``.zip`` added).
+        env: the env it was trained on (any wrapper of :class:`envs.env.VtmEnv`).
+        seed: the training seed.
+        env_id: the registered id used (recorded, for rebuilding the env).
+        env_kwargs: keyword arguments given to ``gymnasium.make``.
+    """
+    base = env.unwrapped
+    zip_path, json_path = _paths(path)
+    zip_path.parent.mkdir(parents=True, exist_ok=True)
+    model.save(str(zip_path))
+    info = ModelInfo(
+        algo=type(model).__name__,
+        env_id=env_id,
+        scenario=base.scenario.name,
+        agent_id=int(base.agent_id),
+        obs_version=OBS_VERSION,
+        obs_mode=base.obs_mode,
+        catalog_size=int(base.catalog.size),
+        seed=seed,
+        env_kwargs=dict(env_kwargs or {}),
+        versions=_versions(),
+    )
+    json_path.write_text(json.dumps(asdict(info), indent=2) + "\n", encoding="utf-8")
+    return zip_path
+
+
+class LearnedAgent:
+    """A trained policy answering ``act(observation, mask)`` (greedy among legal actions)."""
+
+    def __init__(self, model: Any, info: ModelInfo) -> None:
+        self.model = model
+        self.info = info
+
+    @classmethod
+    def load(cls, path: str | Path) -> LearnedAgent:
+        """Load ``NAME.zip`` with ``NAME.json``; checks the observation layout version."""
+        zip_path, json_path = _paths(path)
+        info = ModelInfo.read(json_path)
+        if info.obs_version != OBS_VERSION:
+            raise ValueError(
+                f"{json_path}: obs_version {info.obs_version}, but this code encodes "
+                f"version {OBS_VERSION}: retrain the model"
+            )
+        module_name = ALGORITHMS.get(info.algo)
+        if module_name is None:
+            raise ValueError(
+                f"{json_path}: algo {info.algo!r}: expected one of {', '.join(ALGORITHMS)}"
+            )
+        import importlib
+
+        algo = getattr(importlib.import_module(module_name), info.algo)
+        model = algo.load(str(zip_path), device="cpu")
+        n = int(model.action_space.n)
+        if n != info.catalog_size:
+            raise ValueError(f"{zip_path}: {n} actions, metadata says {info.catalog_size}")
+        return cls(model, info)
+
+    def explain(self) -> str:
+        return (
+            f"{self.info.algo} policy trained on {self.info.scenario} as combatant "
+            f"{self.info.agent_id} (seed {self.info.seed})"
+        )
+
+    def act(self, observation: Any, mask: np.ndarray) -> int:
+        legal = legal_indices(mask)
+        if self.info.algo == "MaskablePPO":
+            action, _ = self.model.predict(
+                observation, action_masks=np.asarray(mask, bool), deterministic=True
+            )
+            return int(action)
+        import torch  # only reached with a model loaded, i.e. torch installed
+
+        policy = self.model.policy
+        obs_t, _ = policy.obs_to_tensor(observation)
+        with torch.no_grad():
+            probs = policy.get_distribution(obs_t).distribution.probs[0].cpu().numpy()
+        return int(legal[int(np.argmax(probs[legal]))])

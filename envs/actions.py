@@ -1,0 +1,232 @@
+"""The action catalog: every choice the engine can offer, as one fixed ``Discrete`` index.
+
+The catalog is built from the engine's own constants (``MANEUVERS``,
+``ActionKind``, ``DefenseKind``, ``AbortMethod``, ``CalledShot``, ``BloodUse``,
+``RuleSet.max_actions``), so a maneuver or action kind added to the engine
+enters the catalog without a change here. It depends only on the scenario's
+size (combatant ids are the target slots), its largest weapon list and
+Celerity rating, and the rules profile, so one env instance keeps one action
+space for its whole life.
+
+Layout, in order (blocks by decision kind):
+
+1. BLOOD: ``BloodSpend(NONE, 0)``, then every other ``BloodUse`` x points
+   1..``blood_points`` (the largest per-turn spend of the generation table).
+2. DECLARE: actions 1..``max_actions`` x Celerity 0..``max_celerity`` x
+   Willpower x full defense.
+3. ACT: ATTACK maneuver x target id x called shot (none + every
+   ``CalledShot``) x off hand; MOVE toward / away per target; DRAW per weapon
+   slot (-1 unarmed, 0..``max_weapons``-1); RELOAD and CLEAR (no weapon, or per
+   slot); kinds with a target (AIM, CRUSH, BREAK_FREE, RELEASE, FEED, and any
+   kind the engine adds later): no target, then per target; the remaining
+   kinds (GET_UP, TAKE_COVER, DROP_PRONE, DELAY, WAIT, PASS) once.
+4. DEFEND: every ``DefenseKind`` x abort (none + every ``AbortMethod``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+import numpy as np
+
+from vtm_sim.battle import MANEUVERS
+from vtm_sim.choices import (
+    NO_DEFENSE,
+    AbortMethod,
+    Action,
+    ActionKind,
+    BloodSpend,
+    BloodUse,
+    CalledShot,
+    Choice,
+    Decision,
+    Declaration,
+    Defense,
+    DefenseKind,
+)
+from vtm_sim.rules import RuleSet
+from vtm_sim.scenario import Scenario
+from vtm_sim.tables import Tables, load_tables
+
+__all__ = ["MAX_CELERITY", "ActionCatalog", "CatalogError", "passive_choice"]
+
+MAX_CELERITY = 5  # VAMP-3: the catalog covers Celerity 0..5 (more if a sheet has it)
+
+UNTARGETED = frozenset(
+    {
+        ActionKind.GET_UP,
+        ActionKind.TAKE_COVER,
+        ActionKind.DROP_PRONE,
+        ActionKind.DELAY,
+        ActionKind.WAIT,
+        ActionKind.PASS,
+    }
+)
+WEAPON_SLOTTED = frozenset({ActionKind.RELOAD, ActionKind.CLEAR})
+# The do-nothing answer to each decision kind (illegal_action="penalize").
+PASSIVE: tuple[Choice, ...] = (
+    NO_DEFENSE,
+    Action(ActionKind.PASS),
+    Declaration(),
+    BloodSpend(BloodUse.NONE, 0),
+)
+
+
+class CatalogError(RuntimeError):
+    """The engine offered a choice that the action catalog has no index for."""
+
+
+def passive_choice(decision: Decision) -> Choice:
+    """The first passive option of a decision (pass, no defense, ...), else its first."""
+    options = decision.options
+    for p in PASSIVE:
+        if p in options:
+            return p
+    return options[0]
+
+
+def _blood(points: int) -> list[Choice]:
+    out: list[Choice] = [BloodSpend(BloodUse.NONE, 0)]
+    for use in BloodUse:
+        if use is not BloodUse.NONE:
+            out += [BloodSpend(use, n) for n in range(1, points + 1)]
+    return out
+
+
+def _declarations(max_actions: int, max_celerity: int) -> list[Choice]:
+    return [
+        Declaration(n, fd, cel, wp)
+        for fd in (False, True)
+        for n in range(1, max_actions + 1)
+        for cel in range(max_celerity + 1)
+        for wp in (False, True)
+    ]
+
+
+def _actions(num_combatants: int, max_weapons: int) -> list[Choice]:
+    targets = range(num_combatants)
+    out: list[Choice] = []
+    for kind in ActionKind:
+        if kind is ActionKind.ATTACK:
+            out += [
+                Action(kind, m, t, called=c, offhand=off)
+                for m in MANEUVERS
+                for t in targets
+                for c in (None, *CalledShot)
+                for off in (False, True)
+            ]
+        elif kind is ActionKind.MOVE:
+            out += [Action(kind, target=t, away=a) for t in targets for a in (False, True)]
+        elif kind is ActionKind.DRAW:
+            out += [Action(kind, weapon=w) for w in range(-1, max_weapons)]
+        elif kind in WEAPON_SLOTTED:
+            out += [Action(kind)] + [Action(kind, weapon=w) for w in range(max_weapons)]
+        elif kind in UNTARGETED:
+            out.append(Action(kind))
+        else:  # AIM, CRUSH, BREAK_FREE, RELEASE, FEED and kinds added later
+            out += [Action(kind)] + [Action(kind, target=t) for t in targets]
+    return out
+
+
+def _defenses() -> list[Choice]:
+    return [Defense(k, a) for k in DefenseKind for a in (None, *AbortMethod)]
+
+
+class ActionCatalog:
+    """A fixed bijection between engine choices and ``Discrete`` indices.
+
+    Args:
+        num_combatants: the scenario's size; target slots are combatant ids.
+        rules: the rules profile (``max_actions``).
+        max_weapons: the longest weapon list of any combatant.
+        max_celerity: the highest Celerity the catalog declares (at least 5).
+        blood_points: the most blood points one spend may use.
+    """
+
+    __slots__ = ("choices", "index", "num_combatants", "size")
+
+    def __init__(
+        self,
+        num_combatants: int,
+        rules: RuleSet,
+        *,
+        max_weapons: int,
+        max_celerity: int = MAX_CELERITY,
+        blood_points: int = 10,
+    ) -> None:
+        choices = (
+            _blood(blood_points)
+            + _declarations(rules.max_actions, max(MAX_CELERITY, max_celerity))
+            + _actions(num_combatants, max_weapons)
+            + _defenses()
+        )
+        self.choices: tuple[Choice, ...] = tuple(choices)
+        self.index: dict[Choice, int] = {c: i for i, c in enumerate(self.choices)}
+        if len(self.index) != len(self.choices):
+            raise AssertionError("duplicate choices in the action catalog")
+        self.size = len(self.choices)
+        self.num_combatants = num_combatants
+
+    @classmethod
+    def for_scenario(cls, scenario: Scenario, tables: Tables | None = None) -> ActionCatalog:
+        """The catalog of a scenario: its size, weapons, Celerity and rules profile."""
+        tables = tables or load_tables()
+        stats = [f.stats for f in scenario.fighters]
+        return cls(
+            len(stats),
+            scenario.rules,
+            max_weapons=max(len(s.weapons) for s in stats),
+            max_celerity=max(s.discipline("celerity") for s in stats),
+            blood_points=max(g.per_turn for g in tables.generations.values()),
+        )
+
+    def __len__(self) -> int:
+        return self.size
+
+    def indices(self, options: Iterable[Choice]) -> list[int]:
+        """The indices of ``options``; raises :class:`CatalogError` on a gap."""
+        index = self.index
+        try:
+            return [index[o] for o in options]
+        except KeyError as exc:
+            raise CatalogError(
+                f"the engine offered {exc.args[0]!r}, which the action catalog does not "
+                "cover: extend envs/actions.py"
+            ) from None
+
+    def mask(self, decision: Decision | None) -> np.ndarray:
+        """An int8 array with 1 at every legal index (all zeros with no decision)."""
+        m = np.zeros(self.size, dtype=np.int8)
+        if decision is not None:
+            m[self.indices(decision.options)] = 1
+        return m
+
+    def describe(self, i: int) -> str:
+        """A short label of index ``i``, e.g. ``act:attack punch ->1``."""
+        c = self.choices[i]
+        if isinstance(c, BloodSpend):
+            return f"blood:{c.use.value} {c.points}"
+        if isinstance(c, Declaration):
+            bits = ["full defense" if c.full_defense else f"{c.actions} actions"]
+            if c.celerity:
+                bits.append(f"celerity {c.celerity}")
+            if c.willpower:
+                bits.append("willpower")
+            return "declare:" + ", ".join(bits)
+        if isinstance(c, Defense):
+            return f"defend:{c.kind.value}" + (f" abort {c.abort.value}" if c.abort else "")
+        bits = [c.kind.value]
+        if c.maneuver:
+            bits.append(c.maneuver)
+        if c.called:
+            bits.append(f"called {c.called.value}")
+        if c.offhand:
+            bits.append("off hand")
+        if c.weapon is not None:
+            bits.append(f"weapon {c.weapon}")
+        if c.target is not None:
+            bits.append(("<-" if c.away else "->") + str(c.target))
+        return "act:" + " ".join(bits)
+
+    def labels(self) -> Sequence[str]:
+        return [self.describe(i) for i in range(self.size)]

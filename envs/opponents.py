@@ -1,0 +1,100 @@
+"""Who answers the decisions of combatants that are not learning agents.
+
+An opponent is given as any of:
+
+- a policy object with ``choose(battle, decision) -> Choice`` (used as is);
+- a callable ``(battle, decision) -> Choice`` (used as is);
+- a policy class, instantiated at every reset: with a generator derived
+  from the env's ``np_random`` if its constructor takes an argument
+  (``RandomPolicy``), else with none (``NearestEnemyPolicy``);
+- a name: ``"nearest"`` (:class:`~vtm_sim.policy.NearestEnemyPolicy`) or
+  ``"random"`` (:class:`~vtm_sim.policy.RandomPolicy`, env-seeded);
+- a dict combatant id -> any of the above (ids not in it get ``"nearest"``).
+
+Give a class or a name, not an instance, for a random policy whose dice
+should follow ``reset(seed=...)``.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Iterable, Mapping
+from typing import Protocol, runtime_checkable
+
+import numpy as np
+
+from vtm_sim.battle import Battle
+from vtm_sim.choices import Choice, Decision
+from vtm_sim.policy import NearestEnemyPolicy, RandomPolicy
+
+__all__ = ["NAMED_POLICIES", "OpponentSpec", "PolicyFn", "build_policies", "opponent_factories"]
+
+PolicyFn = Callable[[Battle, Decision], Choice]
+
+
+@runtime_checkable
+class ChoosingPolicy(Protocol):
+    def choose(self, battle: Battle, decision: Decision) -> Choice: ...
+
+
+OneOpponent = str | type | ChoosingPolicy | PolicyFn
+OpponentSpec = OneOpponent | Mapping[int, OneOpponent] | None
+Factory = Callable[[np.random.Generator], PolicyFn]
+
+NAMED_POLICIES: dict[str, type] = {"nearest": NearestEnemyPolicy, "random": RandomPolicy}
+
+
+def _wants_rng(cls: type) -> bool:
+    try:
+        params = inspect.signature(cls).parameters.values()
+    except (TypeError, ValueError):
+        return False
+    return any(
+        p.default is inspect.Parameter.empty
+        and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+        for p in params
+    )
+
+
+def _as_fn(obj: object) -> PolicyFn:
+    if isinstance(obj, ChoosingPolicy):
+        return obj.choose
+    if callable(obj):
+        fn: PolicyFn = obj
+        return fn
+    raise TypeError(f"opponent {obj!r}: expected a policy with choose(battle, decision)")
+
+
+def _factory(spec: OneOpponent) -> Factory:
+    if isinstance(spec, str):
+        if spec not in NAMED_POLICIES:
+            raise ValueError(
+                f"opponent {spec!r}: unknown (expected one of {', '.join(NAMED_POLICIES)})"
+            )
+        spec = NAMED_POLICIES[spec]
+    if isinstance(spec, type):
+        cls = spec
+        if _wants_rng(cls):
+            return lambda rng: _as_fn(cls(rng))
+        return lambda _rng: _as_fn(cls())
+    fn = _as_fn(spec)
+    return lambda _rng: fn
+
+
+def opponent_factories(spec: OpponentSpec, ids: Iterable[int]) -> dict[int, Factory]:
+    """One policy factory per combatant id in ``ids`` (checked now, built at reset)."""
+    if spec is None:
+        spec = "nearest"
+    if isinstance(spec, Mapping):
+        default = _factory("nearest")
+        return {i: _factory(spec[i]) if i in spec else default for i in ids}
+    f = _factory(spec)
+    return dict.fromkeys(ids, f)
+
+
+def build_policies(
+    factories: Mapping[int, Factory], rng: np.random.Generator
+) -> dict[int, PolicyFn]:
+    """Fresh policies for one episode; each gets its own generator derived from ``rng``."""
+    seed = int(rng.integers(0, 2**63 - 1))
+    return {i: f(np.random.default_rng([seed, i])) for i, f in factories.items()}

@@ -1,0 +1,359 @@
+"""The Gymnasium env: API checks on every registered id, masks against engine legality,
+seeding, illegal actions, shaping, rendering, vectorization."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+import pytest
+from gymnasium.utils.env_checker import check_env
+
+import envs
+from envs.actions import ActionCatalog, CatalogError, passive_choice
+from envs.env import VtmEnv
+from envs.observation import OBS_VERSION
+from vtm_sim.battle import MANEUVERS
+from vtm_sim.choices import (
+    AbortMethod,
+    Action,
+    ActionKind,
+    BloodSpend,
+    BloodUse,
+    CalledShot,
+    DecisionKind,
+    Declaration,
+    Defense,
+    DefenseKind,
+)
+from vtm_sim.errors import IllegalActionError
+from vtm_sim.events import EventKind
+from vtm_sim.policy import RandomPolicy
+from vtm_sim.scenario import list_scenarios, load_scenario
+
+IDS = envs.registered_ids()
+SCENARIOS = list_scenarios()
+
+
+def masked_random(mask: np.ndarray, rng: np.random.Generator) -> int:
+    """A random legal action; 0 for an all-zero mask (a finished sub-env of a vector
+    env, whose next action is ignored by the autoreset)."""
+    idx = np.flatnonzero(mask)
+    return int(idx[rng.integers(idx.size)]) if idx.size else 0
+
+
+def rollout(env: gym.Env[Any, Any], seed: int, steps: int = 400) -> list[Any]:
+    """(obs, reward, terminated, mask) of every step, masked-random actions from ``seed``."""
+    rng = np.random.default_rng(seed)
+    obs, info = env.reset(seed=seed)
+    out: list[Any] = [(obs, 0.0, False, info["action_mask"])]
+    for _ in range(steps):
+        obs, r, term, trunc, info = env.step(masked_random(info["action_mask"], rng))
+        out.append((obs, r, term, info["action_mask"]))
+        if term or trunc:
+            obs, info = env.reset()
+            out.append((obs, 0.0, False, info["action_mask"]))
+    return out
+
+
+# --- registration and API checks ------------------------------------------------------
+def test_duel_and_every_scenario_registered() -> None:
+    assert IDS[0] == "vtm_sim/Duel-v0"
+    assert len(IDS) == len(set(IDS)) == len(set(["duel", *SCENARIOS]))
+    assert envs.env_id("bar_brawl") == "vtm_sim/BarBrawl-v0"
+    for eid in IDS:
+        spec = gym.spec(eid)
+        assert spec.max_episode_steps == envs.MAX_EPISODE_STEPS
+        assert spec.entry_point == "envs.env:VtmEnv"
+
+
+def test_make_with_module_prefix() -> None:
+    env = gym.make("envs:vtm_sim/Duel-v0")
+    obs, info = env.reset(seed=0)
+    assert env.observation_space.contains(obs)
+    assert info["action_mask"].any()
+
+
+@pytest.mark.parametrize("eid", IDS)
+def test_check_env_every_id(eid: str) -> None:
+    # check_env steps with unmasked random actions: penalize turns them into passes.
+    env = gym.make(eid, render_mode="ansi", illegal_action="penalize")
+    check_env(env.unwrapped)
+
+
+def test_check_env_dict_observations() -> None:
+    env = gym.make(
+        "vtm_sim/Duel-v0", obs_mode="dict", render_mode="ansi", illegal_action="penalize"
+    )
+    assert isinstance(env.observation_space, gym.spaces.Dict)
+    check_env(env.unwrapped)
+    obs, _ = env.reset(seed=3)
+    flat = VtmEnv(obs_mode="flat")
+    flat_obs, _ = flat.reset(seed=3)
+    np.testing.assert_array_equal(np.concatenate([obs[k].ravel() for k in obs]), flat_obs)
+
+
+@pytest.mark.parametrize("mode", ["sync", "async"])
+def test_make_vec_steps(mode: str) -> None:
+    vec = gym.make_vec("vtm_sim/Duel-v0", num_envs=2, vectorization_mode=mode)
+    try:
+        rng = np.random.default_rng(0)
+        obs, info = vec.reset(seed=0)
+        assert obs.shape == (2, *vec.single_observation_space.shape)
+        for _ in range(60):
+            masks = info["action_mask"]
+            actions = np.array([masked_random(m, rng) for m in masks])
+            obs, _rew, _term, _trunc, info = vec.step(actions)
+            assert vec.observation_space.contains(obs)
+    finally:
+        vec.close()
+
+
+# --- determinism -----------------------------------------------------------------------
+def assert_same(a: list[Any], b: list[Any]) -> None:
+    assert len(a) == len(b)
+    for (oa, ra, ta, ma), (ob, rb, tb, mb) in zip(a, b, strict=True):
+        np.testing.assert_array_equal(oa, ob)
+        np.testing.assert_array_equal(ma, mb)
+        assert ra == rb and ta == tb
+
+
+@pytest.mark.parametrize("eid", IDS)
+def test_same_seed_same_trajectory(eid: str) -> None:
+    a = rollout(gym.make(eid, shaping=0.1), seed=7, steps=150)
+    assert_same(a, rollout(gym.make(eid, shaping=0.1), seed=7, steps=150))
+    c = rollout(gym.make(eid, shaping=0.1), seed=8, steps=150)
+    assert any(not np.array_equal(x[0], y[0]) for x, y in zip(a, c, strict=False)), (
+        "a different seed should give a different battle"
+    )
+
+
+def test_reset_without_seed_continues_the_stream() -> None:
+    env = gym.make("vtm_sim/Duel-v0")
+    first, _ = env.reset(seed=1)
+    again, _ = env.reset(seed=1)
+    np.testing.assert_array_equal(first, again)
+    logs = set()
+    for _ in range(5):
+        env.reset()
+        logs.add(env.unwrapped.battle.log.sha256())  # type: ignore[attr-defined]
+    assert len(logs) == 5
+
+
+@pytest.mark.parametrize("opponents", ["random", RandomPolicy, {1: "random"}])
+def test_random_opponents_follow_the_env_seed(opponents: Any) -> None:
+    runs = [rollout(VtmEnv(opponents=opponents), seed=11, steps=150) for _ in range(2)]
+    assert_same(*runs)
+
+
+def test_callable_and_object_opponents() -> None:
+    calls: list[int] = []
+
+    def passive(battle: Any, decision: Any) -> Any:
+        calls.append(decision.actor)
+        return passive_choice(decision)
+
+    env = VtmEnv(opponents=passive)
+    rollout(env, seed=0, steps=50)
+    assert calls and set(calls) == {1}
+    rollout(VtmEnv(opponents=RandomPolicy(np.random.default_rng(0))), seed=0, steps=50)
+    with pytest.raises(ValueError, match="unknown"):
+        VtmEnv(opponents="nobody")
+
+
+# --- actions and masks -----------------------------------------------------------------
+def check_mask(env: VtmEnv, mask: np.ndarray) -> None:
+    """Every masked-in index is a pending option, and every option is masked in."""
+    d = env.battle.pending if env.battle is not None else None
+    if d is None:
+        assert not mask.any()
+        return
+    assert d.actor == env.agent_id
+    legal = {env.catalog.choices[i] for i in np.flatnonzero(mask)}
+    assert legal == set(d.options)
+    np.testing.assert_array_equal(env.action_masks(), mask)
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS)
+def test_masks_match_engine_legality(scenario: str) -> None:
+    n = len(load_scenario(scenario).fighters)
+    for agent_id in sorted({0, n - 1}):
+        env = VtmEnv(scenario, agent_id=agent_id, skip_forced=False)
+        rng = np.random.default_rng(agent_id)
+        kinds: set[str] = set()
+        for ep in range(8):
+            _, info = env.reset(seed=ep)
+            check_mask(env, info["action_mask"])
+            done = False
+            while not done:
+                kinds.add(info["decision"])
+                _, _, term, trunc, info = env.step(masked_random(info["action_mask"], rng))
+                check_mask(env, info["action_mask"])
+                done = term or trunc
+        assert {"declare", "act"} <= kinds
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS)
+def test_catalog_covers_every_engine_option(scenario: str) -> None:
+    """Random battles with every combatant random: any option missing is a catalog gap."""
+    sc = load_scenario(scenario)
+    catalog = ActionCatalog.for_scenario(sc)
+    rng = np.random.default_rng(0)
+    pol = RandomPolicy(rng)
+    for seed in range(40):
+        b = sc.battle(seed=seed)
+        while b.pending is not None:
+            missing = [o for o in b.pending.options if o not in catalog.index]
+            assert not missing, f"catalog gap in {scenario}: {missing}"
+            b.choose(pol.choose(b, b.pending))
+
+
+def test_catalog_layout() -> None:
+    sc = load_scenario("duel")
+    cat = ActionCatalog.for_scenario(sc)
+    env = VtmEnv()
+    assert env.action_space.n == len(cat) == len(cat.index)
+    n = len(sc.fighters)
+    choices = set(cat.choices)
+    for m in MANEUVERS:
+        for t in range(n):
+            for called in (None, *CalledShot):
+                for off in (False, True):
+                    assert Action(ActionKind.ATTACK, m, t, called=called, offhand=off) in choices
+    for kind in ActionKind:
+        assert any(isinstance(c, Action) and c.kind is kind for c in choices), kind
+    for k in DefenseKind:
+        for ab in (None, *AbortMethod):
+            assert Defense(k, ab) in choices
+    for use in BloodUse:
+        if use is not BloodUse.NONE:
+            assert BloodSpend(use, 1) in choices
+    rules = sc.rules
+    assert Declaration(rules.max_actions, False, 5, True) in choices
+    assert Declaration(1, True, 0, False) in choices
+    assert Action(ActionKind.DRAW, weapon=-1) in choices
+    assert all(cat.describe(i) for i in range(len(cat)))
+    with pytest.raises(CatalogError, match="does not cover"):
+        cat.indices([Action(ActionKind.MOVE, target=99)])
+
+
+def test_catalog_is_fixed_for_an_instance() -> None:
+    env = VtmEnv()
+    space = env.action_space
+    rollout(env, seed=0, steps=100)
+    assert env.action_space is space and env.catalog.size == space.n
+
+
+# --- illegal actions --------------------------------------------------------------------
+def first_illegal(mask: np.ndarray) -> int:
+    return int(np.flatnonzero(mask == 0)[0])
+
+
+def test_illegal_action_raises_by_default() -> None:
+    env = gym.make("vtm_sim/Duel-v0")
+    _, info = env.reset(seed=0)
+    with pytest.raises(IllegalActionError, match="not legal"):
+        env.step(first_illegal(info["action_mask"]))
+    with pytest.raises(IllegalActionError):
+        env.step(env.action_space.n + 5)
+
+
+def test_illegal_action_penalized_as_pass() -> None:
+    env = VtmEnv(illegal_action="penalize", illegal_penalty=-0.25)
+    _, info = env.reset(seed=0)
+    assert env.battle is not None
+    d = env.battle.pending
+    assert d is not None and d.kind is DecisionKind.DECLARE
+    start = len(env.battle.log.events)
+    _, reward, _, _, info = env.step(first_illegal(info["action_mask"]))
+    assert info["illegal"] is True
+    assert reward == pytest.approx(-0.25)
+    decide = env.battle.log.events[start]
+    assert decide["e"] == EventKind.DECIDE and decide["who"] == env.agent_id
+    assert decide["choice"] == Declaration().to_json()
+    _, _, _, _, info = env.step(masked_random(info["action_mask"], np.random.default_rng(0)))
+    assert "illegal" not in info
+
+
+# --- rewards ------------------------------------------------------------------------------
+def test_terminal_reward_and_shaping() -> None:
+    env = VtmEnv(shaping=0.5)
+    rng = np.random.default_rng(1)
+    for ep in range(6):
+        _, info = env.reset(seed=ep)
+        assert env.battle is not None
+        start = len(env.battle.log.events)
+        total, done, r = 0.0, False, 0.0
+        while not done:
+            _, r, term, trunc, info = env.step(masked_random(info["action_mask"], rng))
+            total += float(r)
+            done = term or trunc
+        b = env.battle
+        taken = [0, 0]
+        for ev in b.log.events[start:]:
+            if ev["e"] == EventKind.DAMAGE:
+                taken[ev["who"]] += ev["levels"]
+        terminal = 0.0 if b.winner is None else (1.0 if b.winner == env.side else -1.0)
+        assert total == pytest.approx(0.5 * (taken[1] - taken[0]) + terminal)
+        assert info["winner"] == (-1 if b.winner is None else b.winner)
+
+
+# --- observations ---------------------------------------------------------------------------
+def test_observation_layout() -> None:
+    env = VtmEnv()
+    names = env.encoder.feature_names()
+    assert len(names) == env.observation_space.shape[0]
+    assert len(set(names)) == len(names)
+    assert env.obs_version == OBS_VERSION
+    obs, info = env.reset(seed=0)
+    row = dict(zip(names, obs, strict=True))
+    assert row[f"decision.kind_{info['decision']}"] == 1.0
+    assert row["self.active"] == 1.0 and row["others.0.present"] == 1.0
+    assert row["others.0.enemy"] == 1.0 and row["others.0.ally"] == 0.0
+    assert row["others.0.dx"] == pytest.approx(4 / 50)
+
+
+def test_observations_within_bounds_over_many_steps() -> None:
+    for mode in ("flat", "dict"):
+        env = VtmEnv(obs_mode=mode, opponents="random")  # type: ignore[arg-type]
+        for obs, *_ in rollout(env, seed=5, steps=600):
+            assert env.observation_space.contains(obs)
+
+
+# --- rendering ---------------------------------------------------------------------------------
+def test_render_ansi_narrates_events_since_last_step() -> None:
+    env = gym.make("vtm_sim/Duel-v0", render_mode="ansi")
+    _, info = env.reset(seed=0)
+    text = env.render()
+    assert isinstance(text, str) and "Turn 1" in text
+    _, _, _, _, info = env.step(masked_random(info["action_mask"], np.random.default_rng(0)))
+    later = env.render()
+    assert isinstance(later, str) and "Turn 1." not in later
+    assert env.render() == later  # rendering does not consume anything
+
+
+def test_env_import_keeps_torch_out() -> None:
+    code = (
+        "import sys, envs, envs.multi, agents, agents.learned; "
+        "assert 'torch' not in sys.modules and 'stable_baselines3' not in sys.modules"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+# --- agents -------------------------------------------------------------------------------------
+@pytest.mark.parametrize("eid", IDS)
+def test_scripted_agents_play_every_id(eid: str) -> None:
+    from agents import BrawlerAgent, RandomAgent
+
+    for obs_mode in ("flat", "dict"):
+        env = gym.make(eid, obs_mode=obs_mode)
+        for agent in (BrawlerAgent.for_env(env), RandomAgent(0)):
+            obs, info = env.reset(seed=0)
+            done = False
+            while not done:  # the default illegal_action="raise" would catch a bad pick
+                obs, _, term, trunc, info = env.step(agent.act(obs, info["action_mask"]))
+                done = term or trunc
+            assert agent.explain()
