@@ -201,6 +201,57 @@ def ammo_needed(weapon: Weapon, spec: ManeuverSpec, ammo: int) -> int | None:
     return need if ammo >= need else None
 
 
+def attack_numbers(
+    attacker: Combatant,
+    maneuver: str,
+    spec: ManeuverSpec,
+    weapon: Weapon,
+    rules: RuleSet,
+    sit: Situation,
+    dist: float,
+    *,
+    penalty: int = 0,
+    difficulty_mod: int = 0,
+    offhand: bool = False,
+) -> tuple[int, int, str, int] | None:
+    """The cheap part of a plan: (pool, difficulty, ability, rounds), or None.
+
+    Everything that decides whether the attack is possible at all, without
+    the damage side: legality checks in option lists use this alone.
+    """
+    difficulty = BASE_DIFFICULTY + spec.difficulty + difficulty_mod + sit.difficulty
+    rounds = 0
+    cls = weapon.cls
+    if maneuver not in CLOSE_MANEUVERS:
+        if cls is WeaponClass.FIREARM and not rules.firearms_allowed:
+            return None
+        idx = attacker.offhand if offhand else attacker.wielding
+        need = ammo_needed(weapon, spec, attacker.ammo[idx])
+        if need is None:
+            return None  # RNG-10: empty (or too empty for autofire)
+        rounds = need
+        mod = range_modifier(weapon, dist)
+        if mod is None:
+            return None
+        difficulty += mod
+    ability = spec.ability
+    if cls is WeaponClass.BOW or cls is WeaponClass.CROSSBOW:
+        ability = "archery"  # ATK-2
+    elif maneuver == "sweep" and cls is WeaponClass.MELEE:
+        ability = "melee"  # MAN-4 with a staff or chain
+    stats = attacker.stats
+    level = stats.abilities.get(ability, 0)
+    if level == 0 and ability not in TALENTS:
+        difficulty += rules.unskilled_skill_difficulty  # ATK-3 (dark_ages variant)
+    if offhand and "ambidextrous" not in stats.merits:
+        difficulty += 1  # RNG-9
+    pool = attacker.attr(spec.attribute) + level + spec.accuracy + sit.dice  # ATK-3
+    pool -= attacker.penalty + penalty
+    if spec.attribute == "dexterity":
+        pool -= attacker.armor_penalty  # SOAK-4
+    return pool, difficulty, ability, rounds
+
+
 def plan_attack(
     attacker: Combatant,
     target: Combatant,
@@ -214,6 +265,7 @@ def plan_attack(
     situation: Situation | None = None,
     called: CalledShot | None = None,
     offhand: bool = False,
+    weapon: Weapon | None = None,
 ) -> AttackPlan | None:
     """Compute an attack's pool and difficulty, or None if it is not possible.
 
@@ -224,54 +276,32 @@ def plan_attack(
         situation: battlefield modifiers (cover, flanking, darkness, aim, ...).
         called: a called shot (RNG-8).
         offhand: the attack is made with the off-hand weapon (RNG-9).
+        weapon: the maneuver's weapon when the caller already knows it.
     """
     spec = tables.maneuvers.get(maneuver)
     if spec is None:
         return None
-    weapon = maneuver_weapon(attacker, maneuver, spec, offhand)
     if weapon is None:
-        return None
+        weapon = maneuver_weapon(attacker, maneuver, spec, offhand)
+        if weapon is None:
+            return None
     if offhand and attacker.offhand < 0:
         return None
     if called is not None and spec.magazine:
         return None  # RNG-5/6: no called shot with autofire
-    stats = attacker.stats
-    close = maneuver in CLOSE_MANEUVERS
     sit = situation or Situation()
     dist = attacker.distance(target) if distance is None else distance
-    difficulty = BASE_DIFFICULTY + spec.difficulty + difficulty_mod + sit.difficulty
-    rounds = 0
-    if not close:
-        if weapon.cls is WeaponClass.FIREARM and not rules.firearms_allowed:
-            return None
-        idx = attacker.offhand if offhand else attacker.wielding
-        need = ammo_needed(weapon, spec, attacker.ammo[idx])
-        if need is None:
-            return None  # RNG-10: empty (or too empty for autofire)
-        rounds = need
-        mod = range_modifier(weapon, dist)
-        if mod is None:
-            return None
-        difficulty += mod
-    ability = spec.ability
-    if weapon.cls in (WeaponClass.BOW, WeaponClass.CROSSBOW):
-        ability = "archery"  # ATK-2
-    elif maneuver == "sweep" and weapon.cls is WeaponClass.MELEE:
-        ability = "melee"  # MAN-4 with a staff or chain
-    level = stats.ability(ability)
-    if level == 0 and ability not in TALENTS:
-        difficulty += rules.unskilled_skill_difficulty  # ATK-3 (dark_ages variant)
-    if offhand and "ambidextrous" not in stats.merits:
-        difficulty += 1  # RNG-9
+    numbers = attack_numbers(attacker, maneuver, spec, weapon, rules, sit, dist,
+                             penalty=penalty, difficulty_mod=difficulty_mod, offhand=offhand)
+    if numbers is None:
+        return None
+    pool, difficulty, ability, rounds = numbers
+    stats = attacker.stats
     damage_bonus = 0
     if called is not None:  # RNG-8
         row = getattr(tables.called_shots[rules.called_shot_table], called.value)
         difficulty += row[0]
         damage_bonus = row[1]
-    pool = attacker.attr(spec.attribute) + level + spec.accuracy + sit.dice  # ATK-3
-    pool -= attacker.penalty + penalty
-    if spec.attribute == "dexterity":
-        pool -= attacker.armor_penalty  # SOAK-4
     dmg = spec.damage
     damage_auto = 0
     if dmg.weapon and not weapon.strength_based:
@@ -292,8 +322,9 @@ def plan_attack(
         dtype = DamageType(dmg.type)
     return AttackPlan(
         maneuver, weapon, ability, pool, difficulty, stats.has_specialty(ability),
-        base + damage_bonus, damage_auto, dtype, extra_successes_add(weapon, rules), close,
-        rounds, spec.effect, spec.area, sit.auto_hit, called, offhand, dmg.type == "none",
+        base + damage_bonus, damage_auto, dtype, extra_successes_add(weapon, rules),
+        maneuver in CLOSE_MANEUVERS, rounds, spec.effect, spec.area, sit.auto_hit, called,
+        offhand, dmg.type == "none",
     )
 
 

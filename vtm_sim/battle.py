@@ -24,6 +24,7 @@ from vtm_sim.attack import (
     AttackOutcome,
     AttackPlan,
     Situation,
+    attack_numbers,
     defense_pool,
     hand_weapon,
     legal_defenses,
@@ -176,7 +177,8 @@ class Battle(Effects):
         self.end_reason = ""
         self.order: list[Combatant] = []
         self._surprise: tuple[int, int, int, bool] | None = None  # ATK-11 free attack
-        self._plans: dict[Action, AttackPlan] = {}  # plans behind the pending ACT options
+        # what the pending ACT options' plans are made of (built on demand)
+        self._plans: dict[Action, tuple[int, str, bool, int, float | None, Situation, Weapon]] = {}
         self._plans_for = -1
         self.log.emit({
             "e": EventKind.BATTLE, "version": LOG_VERSION, "seed": seed,
@@ -322,8 +324,12 @@ class Battle(Effects):
 
     def plan(self, actor: int, action: Action) -> AttackPlan | None:
         """The pool and difficulty an ATTACK action would roll now."""
-        if self._plans_for == actor and action in self._plans:
-            return self._plans[action]
+        if self._plans_for == actor and action.called is None and action in self._plans:
+            t_id, m, off, pen, dist, sit, weapon = self._plans[action]
+            c = self.combatants[actor]
+            return plan_attack(c, self.combatants[t_id], m, self.tables, self.rules,
+                               penalty=pen, distance=dist, situation=sit, offhand=off,
+                               weapon=weapon)
         if action.kind is not ActionKind.ATTACK or action.maneuver is None:
             return None
         if action.target is None:
@@ -339,12 +345,12 @@ class Battle(Effects):
                 return None
             move_pen = app[1]
             dist = min(c.distance(t), reach)
-        sit = self.situation(c, t, action.maneuver, action.offhand)
-        if sit is None:
+        situation = self.situation(c, t, action.maneuver, action.offhand)
+        if situation is None:
             return None
         return plan_attack(
             c, t, action.maneuver, self.tables, self.rules,
-            penalty=self.action_penalty(c) + move_pen, distance=dist, situation=sit,
+            penalty=self.action_penalty(c) + move_pen, distance=dist, situation=situation,
             called=action.called, offhand=action.offhand,
         )
 
@@ -543,7 +549,7 @@ class Battle(Effects):
         penalty = self.action_penalty(c)
         self._plans.clear()
         self._plans_for = c.id
-        candidates: list[tuple[str, ManeuverSpec, bool, bool]] = []
+        candidates: list[tuple[str, ManeuverSpec, bool, bool, Weapon]] = []
         for m in MANEUVERS:
             spec = maneuvers.get(m)
             if spec is None:
@@ -554,21 +560,25 @@ class Battle(Effects):
             for off in hands:
                 if off and m not in HAND_MANEUVERS:
                     continue
-                if maneuver_weapon(c, m, spec, off) is None:
+                w = maneuver_weapon(c, m, spec, off)
+                if w is None:
                     continue
                 if not close and not self._rate_allows(c, m, off):
                     continue
-                candidates.append((m, spec, off, close))
+                candidates.append((m, spec, off, close, w))
         if not candidates:
             return
+        rules = self.rules
         for t in self.enemies(c):
             bases: dict[tuple[bool, bool], Situation | None] = {}
             approaches: dict[float, tuple[float, int] | None] = {}
             bite = self._may_bite(c, t)
-            for m, spec, off, close in candidates:
+            tw = hand_weapon(t, False)[0]
+            longer = tw.length if tw.cls is WeaponClass.MELEE else -1
+            for m, spec, off, close, w in candidates:
                 if m in GRAPPLE_MANEUVERS and not bite:
                     continue
-                move_pen, dist = 0, None
+                move_pen = 0
                 if close:
                     reach = reach_of(spec)
                     if reach not in approaches:
@@ -576,22 +586,26 @@ class Battle(Effects):
                     app = approaches[reach]
                     if app is None:
                         continue
-                    move_pen, dist = app[1], min(c.distance(t), reach)
+                    move_pen = app[1]
+                    dist = min(c.distance(t), reach)
+                else:
+                    dist = c.distance(t)
                 key = (close, off)
                 if key not in bases:
                     bases[key] = self._base_situation(c, t, close, off)
                 sit = bases[key]
                 if sit is None:
                     continue
-                if close:
-                    sit = self._with_length(sit, c, t, m, off)
-                p = plan_attack(c, t, m, self.tables, self.rules, penalty=penalty + move_pen,
-                                distance=dist, situation=sit, offhand=off)
-                if p is None or p.pool <= 0:  # DICE-7: a pool of 0 cannot be rolled
+                if close and longer > w.length:
+                    sit = Situation(sit.dice - 1, sit.difficulty, sit.auto_hit)  # ATK-9
+                nums = attack_numbers(c, m, spec, w, rules, sit, dist,
+                                      penalty=penalty + move_pen, offhand=off)
+                if nums is None or nums[0] <= 0:  # DICE-7: a pool of 0 cannot be rolled
                     continue
                 a = Action(ActionKind.ATTACK, m, t.id, offhand=off)
                 opts.append(a)
-                self._plans[a] = p
+                self._plans[a] = (t.id, m, off, penalty + move_pen,
+                                  dist if close else None, sit, w)
                 if m in CALLABLE:
                     opts.extend(Action(ActionKind.ATTACK, m, t.id, called=k, offhand=off)
                                 for k in CalledShot)
