@@ -68,6 +68,7 @@ MANEUVERS = (
 )
 ENGAGE_YARDS = 2.0  # ATK-8: an enemy this close is engaging the character
 ADJACENT_YARDS = 1.0
+CACHE_LIMIT = 256  # entries in a battle's memo of usable maneuvers
 REACH_SLACK = 0.01  # positions are rounded to 1/1000 yard: this close counts as in reach
 DODGE_YARDS = 1.0  # DEF-5: room a dodge under fire needs to reach cover
 SPRAY_DODGE = 1  # RNG-6: dodging autofire spray is +1 difficulty
@@ -180,6 +181,9 @@ class Battle(Effects):
         # what the pending ACT options' plans are made of (built on demand)
         self._plans: dict[Action, tuple[int, str, bool, int, float | None, Situation, Weapon]] = {}
         self._plans_for = -1
+        self._action_cache: dict[tuple[str, int, bool], tuple[Action, ...]] = {}
+        self._candidate_cache: dict[tuple[object, ...], list[
+            tuple[str, ManeuverSpec, bool, bool, Weapon]]] = {}
         self.log.emit({
             "e": EventKind.BATTLE, "version": LOG_VERSION, "seed": seed,
             "rules": self.rules.model_dump(), "turn_limit": turn_limit,
@@ -545,27 +549,10 @@ class Battle(Effects):
     # actions
     def _attack_options(self, c: Combatant, opts: list[Choice]) -> None:
         hands = [False, True] if c.offhand >= 0 and not c.lost[c.offhand] else [False]
-        maneuvers = self.tables.maneuvers
         penalty = self.action_penalty(c)
         self._plans.clear()
         self._plans_for = c.id
-        candidates: list[tuple[str, ManeuverSpec, bool, bool, Weapon]] = []
-        for m in MANEUVERS:
-            spec = maneuvers.get(m)
-            if spec is None:
-                continue
-            close = m in CLOSE_MANEUVERS
-            if (close and c.prone) or (c.grappling and m not in GRAPPLE_MANEUVERS):
-                continue
-            for off in hands:
-                if off and m not in HAND_MANEUVERS:
-                    continue
-                w = maneuver_weapon(c, m, spec, off)
-                if w is None:
-                    continue
-                if not close and not self._rate_allows(c, m, off):
-                    continue
-                candidates.append((m, spec, off, close, w))
+        candidates = self._candidates(c, hands)
         if not candidates:
             return
         rules = self.rules
@@ -602,13 +589,53 @@ class Battle(Effects):
                                       penalty=penalty + move_pen, offhand=off)
                 if nums is None or nums[0] <= 0:  # DICE-7: a pool of 0 cannot be rolled
                     continue
-                a = Action(ActionKind.ATTACK, m, t.id, offhand=off)
-                opts.append(a)
-                self._plans[a] = (t.id, m, off, penalty + move_pen,
-                                  dist if close else None, sit, w)
-                if m in CALLABLE:
-                    opts.extend(Action(ActionKind.ATTACK, m, t.id, called=k, offhand=off)
-                                for k in CalledShot)
+                variants = self._attack_actions(m, t.id, off)
+                opts.extend(variants)
+                self._plans[variants[0]] = (t.id, m, off, penalty + move_pen,
+                                            dist if close else None, sit, w)
+
+    def _attack_actions(self, m: str, target: int, off: bool) -> tuple[Action, ...]:
+        """The ATTACK choices for one maneuver and target: plain, then called shots."""
+        key = (m, target, off)
+        got = self._action_cache.get(key)
+        if got is None:
+            plain = Action(ActionKind.ATTACK, m, target, offhand=off)
+            got = (plain,) + (tuple(
+                Action(ActionKind.ATTACK, m, target, called=k, offhand=off) for k in CalledShot
+            ) if m in CALLABLE else ())
+            self._action_cache[key] = got
+        return got
+
+    def _candidates(self, c: Combatant, hands: list[bool]) -> list[
+        tuple[str, ManeuverSpec, bool, bool, Weapon]
+    ]:
+        """Maneuvers ``c`` could use on anyone now (weapon, stance, rate of fire)."""
+        key = (c.id, c.wielding, c.offhand, tuple(c.jammed), tuple(c.lost), c.prone,
+               c.grappling, tuple(sorted(c.shots.items())), c.claws_out, c.blood > 0)
+        got = self._candidate_cache.get(key)
+        if got is not None:
+            return got
+        out: list[tuple[str, ManeuverSpec, bool, bool, Weapon]] = []
+        for m in MANEUVERS:
+            spec = self.tables.maneuvers.get(m)
+            if spec is None:
+                continue
+            close = m in CLOSE_MANEUVERS
+            if (close and c.prone) or (c.grappling and m not in GRAPPLE_MANEUVERS):
+                continue
+            for off in hands:
+                if off and m not in HAND_MANEUVERS:
+                    continue
+                w = maneuver_weapon(c, m, spec, off)
+                if w is None:
+                    continue
+                if not close and not self._rate_allows(c, m, off):
+                    continue
+                out.append((m, spec, off, close, w))
+        if len(self._candidate_cache) > CACHE_LIMIT:
+            self._candidate_cache.clear()
+        self._candidate_cache[key] = out
+        return out
 
     def _clinch_began(self, c: Combatant) -> int:
         partner = self.combatants[c.clinch_with]
