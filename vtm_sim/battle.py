@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
 import numpy as np
@@ -430,17 +431,8 @@ class Battle(Effects):
         celerity = 0
         if c.stats.blood_pool and not c.staked:
             celerity = min(c.stats.discipline("celerity"), c.blood)  # VAMP-3
-        wp = [False, True] if c.willpower_available(self.turn, self.rules.willpower_per_turn) \
-            else [False]
-        opts: list[Choice] = [
-            Declaration(n, False, cel, w)
-            for n in range(1, self.rules.max_actions + 1)
-            for cel in range(celerity + 1)
-            for w in wp
-        ]
-        if not c.grappling:
-            opts.append(Declaration(1, True, 0, False))  # DEF-7
-        return tuple(opts)
+        wp = c.willpower_available(self.turn, self.rules.willpower_per_turn)
+        return declarations(self.rules.max_actions, celerity, wp, not c.grappling)
 
     def _apply_declaration(self, c: Combatant, d: Declaration) -> None:
         c.full_defense = d.full_defense
@@ -1109,6 +1101,22 @@ class Battle(Effects):
             ok = r.successes > 0
         self.log.emit({"e": EventKind.ABORT, "who": d.id, "method": method.value, "ok": ok})
         return ok
+
+
+@cache
+def declarations(max_actions: int, celerity: int, willpower: bool,
+                 full_defense: bool) -> tuple[Choice, ...]:
+    """INIT-5: every declaration open to a character (shared, immutable)."""
+    wp = (False, True) if willpower else (False,)
+    opts: list[Choice] = [
+        Declaration(n, False, cel, w)
+        for n in range(1, max_actions + 1)
+        for cel in range(celerity + 1)
+        for w in wp
+    ]
+    if full_defense:
+        opts.append(Declaration(1, True, 0, False))  # DEF-7
+    return tuple(opts)
 
 
 def flank_bonus(c: Combatant, t: Combatant) -> int:
