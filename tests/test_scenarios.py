@@ -33,7 +33,7 @@ from vtm_sim.simulate import Policy
 from vtm_sim.tables import WeaponClass
 
 SCENARIOS = list_scenarios()
-SEEDS = range(30)
+SEEDS = range(120)  # 12 scenarios x 120: over a thousand random battles with replay
 
 
 @dataclass
