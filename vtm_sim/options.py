@@ -1,0 +1,245 @@
+"""What a combatant may choose when asked: the legal options of each decision."""
+
+from __future__ import annotations
+
+from functools import cache
+
+from vtm_sim.attack import (
+    CLOSE_MANEUVERS,
+    SHOOTING,
+    Situation,
+    attack_numbers,
+    hand_weapon,
+    maneuver_weapon,
+    reach_of,
+)
+from vtm_sim.choices import (
+    Action,
+    ActionKind,
+    CalledShot,
+    Choice,
+    Declaration,
+)
+from vtm_sim.combatant import Combatant
+from vtm_sim.movement import walk_speed
+from vtm_sim.state import (
+    ADJACENT_YARDS,
+    CACHE_LIMIT,
+    CALLABLE,
+    GRAPPLE_MANEUVERS,
+    HAND_MANEUVERS,
+    MANEUVERS,
+    REACH_SLACK,
+    BattleState,
+)
+from vtm_sim.tables import ManeuverSpec, Weapon, WeaponClass
+
+
+class Options(BattleState):
+    """The option lists of DECLARE and ACT decisions."""
+
+    def _declare_options(self, c: Combatant) -> tuple[Choice, ...]:
+        celerity = 0
+        if c.stats.blood_pool and not c.staked:
+            celerity = min(c.stats.discipline("celerity"), c.blood)  # VAMP-3
+        wp = c.willpower_available(self.turn, self.rules.willpower_per_turn)
+        return declarations(self.rules.max_actions, celerity, wp, not c.grappling)
+
+    # actions
+    def _attack_options(self, c: Combatant, opts: list[Choice]) -> None:
+        hands = [False, True] if c.offhand >= 0 and not c.lost[c.offhand] else [False]
+        penalty = self.action_penalty(c)
+        self._plans.clear()
+        self._plans_for = c.id
+        candidates = self._candidates(c, hands)
+        if not candidates:
+            return
+        rules = self.rules
+        for t in self.enemies(c):
+            bases: dict[tuple[bool, bool], Situation | None] = {}
+            approaches: dict[float, tuple[float, int] | None] = {}
+            bite = self._may_bite(c, t)
+            tw = hand_weapon(t, False)[0]
+            longer = tw.length if tw.cls is WeaponClass.MELEE else -1
+            for m, spec, off, close, w in candidates:
+                if m in GRAPPLE_MANEUVERS and not bite:
+                    continue
+                move_pen = 0
+                if close:
+                    reach = reach_of(spec)
+                    if reach not in approaches:
+                        approaches[reach] = self.approach(c, t, reach)
+                    app = approaches[reach]
+                    if app is None:
+                        continue
+                    move_pen = app[1]
+                    dist = min(c.distance(t), reach)
+                else:
+                    dist = c.distance(t)
+                key = (close, off)
+                if key not in bases:
+                    bases[key] = self._base_situation(c, t, close, off)
+                sit = bases[key]
+                if sit is None:
+                    continue
+                if close and longer > w.length:
+                    sit = Situation(sit.dice - 1, sit.difficulty, sit.auto_hit)  # ATK-9
+                nums = attack_numbers(c, m, spec, w, rules, sit, dist,
+                                      penalty=penalty + move_pen, offhand=off)
+                if nums is None or nums[0] <= 0:  # DICE-7: a pool of 0 cannot be rolled
+                    continue
+                variants = self._attack_actions(m, t.id, off)
+                opts.extend(variants)
+                self._plans[variants[0]] = (t.id, m, off, penalty + move_pen,
+                                            dist if close else None, sit, w)
+
+    def _attack_actions(self, m: str, target: int, off: bool) -> tuple[Action, ...]:
+        """The ATTACK choices for one maneuver and target: plain, then called shots."""
+        key = (m, target, off)
+        got = self._action_cache.get(key)
+        if got is None:
+            plain = Action(ActionKind.ATTACK, m, target, offhand=off)
+            got = (plain,) + (tuple(
+                Action(ActionKind.ATTACK, m, target, called=k, offhand=off) for k in CalledShot
+            ) if m in CALLABLE else ())
+            self._action_cache[key] = got
+        return got
+
+    def _candidates(self, c: Combatant, hands: list[bool]) -> list[
+        tuple[str, ManeuverSpec, bool, bool, Weapon]
+    ]:
+        """Maneuvers ``c`` could use on anyone now (weapon, stance, rate of fire)."""
+        key = (c.id, c.wielding, c.offhand, tuple(c.jammed), tuple(c.lost), c.prone,
+               c.grappling, tuple(sorted(c.shots.items())), c.claws_out, c.blood > 0)
+        got = self._candidate_cache.get(key)
+        if got is not None:
+            return got
+        out: list[tuple[str, ManeuverSpec, bool, bool, Weapon]] = []
+        for m in MANEUVERS:
+            spec = self.tables.maneuvers.get(m)
+            if spec is None:
+                continue
+            close = m in CLOSE_MANEUVERS
+            if (close and c.prone) or (c.grappling and m not in GRAPPLE_MANEUVERS):
+                continue
+            for off in hands:
+                if off and m not in HAND_MANEUVERS:
+                    continue
+                w = maneuver_weapon(c, m, spec, off)
+                if w is None:
+                    continue
+                if not close and not self._rate_allows(c, m, off):
+                    continue
+                out.append((m, spec, off, close, w))
+        if len(self._candidate_cache) > CACHE_LIMIT:
+            self._candidate_cache.clear()
+        self._candidate_cache[key] = out
+        return out
+
+    def _clinch_began(self, c: Combatant) -> int:
+        partner = self.combatants[c.clinch_with]
+        return max(c.grapple_turn.get(partner.id, -1), partner.grapple_turn.get(c.id, -1))
+
+    def _may_bite(self, c: Combatant, t: Combatant) -> bool:
+        """MAN-8: after a successful clinch, hold or tackle, in a following turn."""
+        since = c.grapple_turn.get(t.id)
+        if since is None or since >= self.turn or not c.vampire:
+            return False
+        return (
+            c.clinch_with == t.id or c.holding == t.id
+            or (since == self.turn - 1 and c.distance(t) <= ADJACENT_YARDS + REACH_SLACK)
+        )
+
+    def _rate_allows(self, c: Combatant, maneuver: str, offhand: bool) -> bool:
+        """RNG-4: shots a turn up to the weapon's rate (RNG-9: each weapon's)."""
+        w, idx = hand_weapon(c, offhand)
+        if idx < 0:
+            return maneuver != "thrown"
+        return c.shots.get(idx, 0) < w.rate
+
+    def _action_options(self, c: Combatant, *, first: bool, interrupt: bool,
+                        final: bool) -> tuple[Choice, ...]:
+        opts: list[Choice] = []
+        passive = Action(ActionKind.PASS)
+        if c.fed_on_by >= 0:
+            return (passive,)  # MAN-9: the victim can do nothing
+        if c.feeding_on >= 0:
+            if c.drunk < self.tables.feeding.feed_per_turn:  # MAN-9: 3 a turn
+                return (Action(ActionKind.FEED, target=c.feeding_on),
+                        Action(ActionKind.RELEASE), passive)
+            return (Action(ActionKind.RELEASE), passive)
+        if c.held_by >= 0:  # MAN-7
+            if c.grappled_turn == self.turn:
+                return (passive,)
+            return (Action(ActionKind.BREAK_FREE, target=c.held_by), passive)
+        if c.clinch_with >= 0:  # MAN-6: strike, break free, bite: nothing else
+            if c.grappled_turn != self.turn and self._clinch_began(c) < self.turn:
+                # MAN-6: once a turn, from the turn after the clinch began
+                opts = [Action(ActionKind.CRUSH, target=c.clinch_with),
+                        Action(ActionKind.BREAK_FREE, target=c.clinch_with)]
+            self._attack_options(c, opts)
+            opts.append(passive)
+            return tuple(opts)
+        if c.holding >= 0:
+            self._attack_options(c, opts)
+            opts.extend((Action(ActionKind.RELEASE), passive))
+            return tuple(opts)
+        self._attack_options(c, opts)
+        left = self.run_allowance(c) - c.moved
+        if not c.prone and left > 0:
+            for t in self.enemies(c):
+                if c.distance(t) > ADJACENT_YARDS + REACH_SLACK:
+                    opts.append(Action(ActionKind.MOVE, target=t.id))
+                opts.append(Action(ActionKind.MOVE, target=t.id, away=True))
+            zone = self.field.nearest_cover(c.x, c.y, left)
+            if zone is not None and self.field.cover_at(c.x, c.y) is None:
+                opts.append(Action(ActionKind.TAKE_COVER))
+        if first and not final and c.declared == 1 and not c.celerity:
+            w, idx = hand_weapon(c, False)
+            skill = "archery" if w.cls in (WeaponClass.BOW, WeaponClass.CROSSBOW) else "firearms"
+            if idx >= 0 and w.cls in SHOOTING and not c.jammed[idx] and (
+                c.stats.ability(skill) >= 1
+            ):
+                walk = walk_speed(self.tables)
+                for t in self.enemies(c):
+                    if t.moved <= walk and self.plan(
+                        c.id, Action(ActionKind.ATTACK, "single_shot", t.id)
+                    ) is not None:
+                        opts.append(Action(ActionKind.AIM, target=t.id))  # RNG-7
+        for i in range(len(c.stats.weapons)):
+            if i != c.wielding and i != c.offhand and not c.lost[i]:
+                opts.append(Action(ActionKind.DRAW, weapon=i))  # ACT-5
+        w, idx = hand_weapon(c, False)
+        if idx >= 0 and c.jammed[idx]:
+            opts.append(Action(ActionKind.CLEAR))  # CPX-6
+        elif idx >= 0 and w.magazine and w.cls not in (WeaponClass.THROWN, WeaponClass.BOW) and (
+            c.ammo[idx] < w.magazine
+        ):
+            opts.append(Action(ActionKind.RELOAD))  # ACT-7 (a bow's quiver is its supply)
+        if c.prone:
+            opts.append(Action(ActionKind.GET_UP))  # ACT-6
+        else:
+            opts.append(Action(ActionKind.DROP_PRONE))
+        if interrupt:
+            opts.append(Action(ActionKind.DELAY))  # keep delaying
+        elif first and not final:
+            opts.append(Action(ActionKind.DELAY))
+            opts.append(Action(ActionKind.WAIT))
+        opts.append(passive)
+        return tuple(opts)
+
+
+@cache
+def declarations(max_actions: int, celerity: int, willpower: bool,
+                 full_defense: bool) -> tuple[Choice, ...]:
+    """INIT-5: every declaration open to a character (shared, immutable)."""
+    wp = (False, True) if willpower else (False,)
+    opts: list[Choice] = [
+        Declaration(n, False, cel, w)
+        for n in range(1, max_actions + 1)
+        for cel in range(celerity + 1)
+        for w in wp
+    ]
+    if full_defense:
+        opts.append(Declaration(1, True, 0, False))  # DEF-7
+    return tuple(opts)

@@ -1,0 +1,269 @@
+"""A battle's state and what it says about an attack before any die is rolled.
+
+The queries here (who is able, who are enemies, how far one can move, what
+modifies an attack from the battlefield) are shared by the option lists
+(:mod:`vtm_sim.options`), the attack flow (:mod:`vtm_sim.strikes`) and the
+turn sequence (:mod:`vtm_sim.battle`).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Generator
+
+from vtm_sim.attack import (
+    CLOSE_MANEUVERS,
+    AttackPlan,
+    Situation,
+    hand_weapon,
+    maneuver_weapon,
+    plan_attack,
+    reach_of,
+)
+from vtm_sim.choices import (
+    Action,
+    ActionKind,
+    Choice,
+    Decision,
+)
+from vtm_sim.combatant import Combatant
+from vtm_sim.dice import DiceSource
+from vtm_sim.effects import Effects
+from vtm_sim.events import EventKind, EventLog
+from vtm_sim.movement import approach_cost, burden, run_allowance
+from vtm_sim.rules import RuleSet
+from vtm_sim.space import CoverLevel, Field, Lighting
+from vtm_sim.tables import ManeuverSpec, Tables, Weapon, WeaponClass
+
+LOG_VERSION = 1
+# Every attack maneuver, in a fixed order (environments build their action space on it).
+MANEUVERS = (
+    "punch", "kick", "weapon_strike", "sweep", "tackle", "clinch", "hold", "bite", "kiss",
+    "disarm", "claws", "single_shot", "burst", "full_auto", "spray", "thrown",
+)
+ENGAGE_YARDS = 2.0  # ATK-8: an enemy this close is engaging the character
+ADJACENT_YARDS = 1.0
+CACHE_LIMIT = 256  # entries in a battle's memo of usable maneuvers
+REACH_SLACK = 0.01  # positions are rounded to 1/1000 yard: this close counts as in reach
+DODGE_YARDS = 1.0  # DEF-5: room a dodge under fire needs to reach cover
+SPRAY_DODGE = 1  # RNG-6: dodging autofire spray is +1 difficulty
+FLANK_COS = 0.5  # ATK-7: within 60 degrees of facing is the front, beyond 120 behind
+GRAPPLE_MANEUVERS = frozenset({"bite", "kiss"})  # MAN-6/7: all a grappler may attack with
+HAND_MANEUVERS = frozenset({"weapon_strike", "disarm", "single_shot", "burst", "thrown"})
+CALLABLE = frozenset({"punch", "kick", "weapon_strike", "claws", "single_shot", "burst",
+                      "thrown"})  # RNG-8: no called shot with full auto or spray
+
+Flow = Generator[Decision, Choice, None]
+
+
+class BattleState(Effects):
+    """Combatants, field and rules of a battle, and the queries on them."""
+
+    combatants: list[Combatant]
+    log: EventLog
+    dice: DiceSource
+    turn: int
+    rules: RuleSet
+    tables: Tables
+    field: Field
+    order: list[Combatant]
+    _surprise: tuple[int, int, int, bool] | None  # ATK-11: attacker, target, bonus, unseen
+    # what the pending ACT options' plans are made of (built on demand)
+    _plans: dict[Action, tuple[int, str, bool, int, float | None, Situation, Weapon]]
+    _plans_for: int
+    _action_cache: dict[tuple[str, int, bool], tuple[Action, ...]]
+    _candidate_cache: dict[tuple[object, ...], list[tuple[str, ManeuverSpec, bool, bool, Weapon]]]
+
+    # --- queries ---------------------------------------------------------
+    def able(self, c: Combatant) -> bool:
+        """Still fighting: active and not paralyzed by a stake (CPX-5)."""
+        return c.active and not c.staked
+
+    def enemies(self, c: Combatant) -> list[Combatant]:
+        return [o for o in self.combatants if o.side != c.side and o.active]
+
+    def initiative_now(self, c: Combatant) -> int:
+        """INIT-4: the rolled total less the wound penalty taken so far."""
+        return c.initiative - c.health.penalty
+
+    def run_allowance(self, c: Combatant) -> float:
+        """MOVE-1, DMG-9, MOVE-2: the farthest this character can move this turn."""
+        return run_allowance(c, self.tables)
+
+    def opponents_modifier(self, c: Combatant) -> int:
+        """ATK-8: +1 difficulty per engaging opponent after the first, capped."""
+        n = sum(1 for o in self.enemies(c)
+                if c.distance(o) <= ENGAGE_YARDS + REACH_SLACK and self.able(o))
+        return min(self.rules.multiple_opponents_cap, max(0, n - 1))
+
+    def action_penalty(self, c: Combatant) -> int:
+        """ACT-1/ACT-2: the multiple-action penalty of this character's next action."""
+        if c.declared - c.declared_used >= 1:
+            return c.declared + c.declared_used if c.declared > 1 else 0
+        return 0
+
+    def approach(self, c: Combatant, target: Combatant, reach: float) -> tuple[float, int] | None:
+        """ACT-4: yards to close for ``reach`` and the dice it costs, None if too far."""
+        need = max(0.0, c.distance(target) - reach)
+        if need <= REACH_SLACK:
+            return 0.0, 0
+        if c.prone or c.grappling:
+            return None
+        cost = approach_cost(c.moved, need, self.run_allowance(c))
+        return None if cost is None else (need, cost)
+
+    def cover_of(self, c: Combatant, against: Combatant) -> CoverLevel:
+        """RNG-1: cover from a zone the attacker is not in, or light cover when prone."""
+        zone = self.field.cover_at(c.x, c.y)
+        level = CoverLevel.NONE
+        if zone is not None and not zone.contains(against.x, against.y):
+            level = zone.level
+        if c.prone and level.value < CoverLevel.LIGHT.value:
+            level = CoverLevel.LIGHT
+        return level
+
+    def physical_difficulty(self, c: Combatant) -> int:
+        """CPX-1: a blinded character's actions +2; MOVE-2: a heavy burden +1."""
+        return (2 if c.blinded else 0) + (burden(c)[0] if c.stats.carrying else 0)
+
+    def sees_in_dark(self, c: Combatant) -> bool:
+        """ATK-10: Heightened Senses (Auspex 1) or Eyes of the Beast (Protean 1)."""
+        d = c.stats.discipline
+        return d("auspex") >= 1 or d("protean") >= 1
+
+    def situation(self, c: Combatant, t: Combatant, maneuver: str,
+                  offhand: bool = False) -> Situation | None:
+        """Battlefield and state modifiers for ``c`` attacking ``t`` (None: impossible)."""
+        close = maneuver in CLOSE_MANEUVERS
+        base = self._base_situation(c, t, close, offhand)
+        if base is None or not close:
+            return base
+        return self._with_length(base, c, t, maneuver, offhand)
+
+    def _base_situation(self, c: Combatant, t: Combatant, close: bool,
+                        offhand: bool) -> Situation | None:
+        dice = 0
+        diff = self.opponents_modifier(c)  # ATK-8
+        if c.off_balance_turn == self.turn:
+            diff += 1  # MAN-5
+        if c.stats.carrying:
+            diff += burden(c)[0]  # MOVE-2
+        dark = self.field.lighting is Lighting.DARK and not self.sees_in_dark(c)
+        if c.blinded or dark:
+            if not close:
+                return None  # ATK-10: firing blind is not possible
+            diff += 2  # ATK-10, CPX-1
+        if t.blinded:
+            dice += 2  # CPX-1
+        auto = t.staked  # CPX-3: completely immobilized
+        if not auto and (t.held_by >= 0 or t.fed_on_by >= 0):
+            dice += 2  # CPX-3: held and struggling
+        if close:
+            dice += flank_bonus(c, t)  # ATK-7
+        else:
+            if self.field.walls and not self.field.line_of_sight(c.x, c.y, t.x, t.y):
+                return None  # ATK-2
+            if self.field.cover or c.prone or t.prone:
+                diff += self.cover_of(t, c).value + self.cover_of(c, t).shooter_penalty  # RNG-1
+            if c.aim_target == t.id and c.aim_dice > 0 and c.aim_turn >= self.turn - 1:
+                w, _ = hand_weapon(c, offhand)
+                dice += c.aim_dice + (2 if w.scope else 0)  # RNG-7
+        if self._surprise is not None and self._surprise[:2] == (c.id, t.id):
+            dice += self._surprise[2]  # ATK-11
+        return Situation(dice, diff, auto)
+
+    def _with_length(self, base: Situation, c: Combatant, t: Combatant, maneuver: str,
+                     offhand: bool) -> Situation:
+        """ATK-9: held off by a longer weapon, one die less."""
+        tw, _ = hand_weapon(t, False)
+        if tw.cls is WeaponClass.MELEE:
+            mine = maneuver_weapon(c, maneuver, self.tables.maneuvers[maneuver], offhand)
+            if mine is not None and tw.length > mine.length:
+                return Situation(base.dice - 1, base.difficulty, base.auto_hit)
+        return base
+
+    def plan(self, actor: int, action: Action) -> AttackPlan | None:
+        """The pool and difficulty an ATTACK action would roll now."""
+        if self._plans_for == actor and action.called is None and action in self._plans:
+            t_id, m, off, pen, dist, sit, weapon = self._plans[action]
+            c = self.combatants[actor]
+            return plan_attack(c, self.combatants[t_id], m, self.tables, self.rules,
+                               penalty=pen, distance=dist, situation=sit, offhand=off,
+                               weapon=weapon)
+        if action.kind is not ActionKind.ATTACK or action.maneuver is None:
+            return None
+        if action.target is None:
+            return None
+        c, t = self.combatants[actor], self.combatants[action.target]
+        move_pen, dist = 0, None
+        if action.maneuver in CLOSE_MANEUVERS:
+            if c.prone:
+                return None
+            reach = reach_of(self.tables.maneuvers[action.maneuver])
+            app = self.approach(c, t, reach)
+            if app is None:
+                return None
+            move_pen = app[1]
+            dist = min(c.distance(t), reach)
+        situation = self.situation(c, t, action.maneuver, action.offhand)
+        if situation is None:
+            return None
+        return plan_attack(
+            c, t, action.maneuver, self.tables, self.rules,
+            penalty=self.action_penalty(c) + move_pen, distance=dist, situation=situation,
+            called=action.called, offhand=action.offhand,
+        )
+
+    def _can_decide(self, c: Combatant) -> bool:
+        return self.able(c) and not c.stunned(self.turn)  # CPX-2, CPX-5
+
+    def _move(self, c: Combatant, toward: Combatant, yards: float) -> None:
+        """Move ``yards`` toward (negative: away from) another combatant."""
+        if yards == 0:
+            return
+        d = c.distance(toward)
+        if d > 0:
+            ux, uy = (toward.x - c.x) / d, (toward.y - c.y) / d
+        else:
+            ux, uy = -1.0, 0.0
+        self._step(c, ux, uy, yards)
+        c.facing = (ux, uy)
+
+    def _move_to(self, c: Combatant, x: float, y: float, yards: float) -> None:
+        d = math.hypot(x - c.x, y - c.y)
+        if d <= 1e-9:
+            return
+        self._step(c, (x - c.x) / d, (y - c.y) / d, min(yards, d))
+
+    def _step(self, c: Combatant, ux: float, uy: float, yards: float) -> None:
+        fx, fy = c.x, c.y
+        c.x = round(c.x + ux * yards, 3)
+        c.y = round(c.y + uy * yards, 3)
+        c.moved += abs(yards)
+        self.log.emit({"e": EventKind.MOVE, "who": c.id, "from": [fx, fy], "to": [c.x, c.y],
+                       "yards": round(abs(yards), 3)})
+
+    def _face_nearest(self, c: Combatant) -> None:
+        foes = [o for o in self.combatants if o.side != c.side]
+        if foes:
+            t = min(foes, key=lambda o: (c.distance(o), o.id))
+            self._face(c, t)
+
+    def _face(self, c: Combatant, t: Combatant) -> None:
+        d = c.distance(t)
+        if d > 0:
+            c.facing = ((t.x - c.x) / d, (t.y - c.y) / d)
+
+
+def flank_bonus(c: Combatant, t: Combatant) -> int:
+    """ATK-7: +1 die from the flank, +2 from behind, by the target's facing."""
+    d = c.distance(t)
+    if d <= 0:
+        return 0
+    ux, uy = (c.x - t.x) / d, (c.y - t.y) / d
+    cos = ux * t.facing[0] + uy * t.facing[1]
+    if cos <= -FLANK_COS:
+        return 2
+    if cos < FLANK_COS:
+        return 1
+    return 0

@@ -1,0 +1,252 @@
+"""Attacks as they happen: defenses asked for, rolls made, effects applied."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Generator
+from typing import Any
+
+from vtm_sim.attack import (
+    BASE_DIFFICULTY,
+    CLOSE_MANEUVERS,
+    AttackOutcome,
+    AttackPlan,
+    defense_pool,
+    hand_weapon,
+    legal_defenses,
+    plan_attack,
+    reach_of,
+    resolve_attack,
+    roll_attack,
+)
+from vtm_sim.choices import (
+    NO_DEFENSE,
+    AbortMethod,
+    Action,
+    Choice,
+    Decision,
+    DecisionKind,
+    Defense,
+    DefenseKind,
+)
+from vtm_sim.combatant import Combatant
+from vtm_sim.events import EventKind
+from vtm_sim.options import Options
+from vtm_sim.state import DODGE_YARDS, SPRAY_DODGE, Flow
+from vtm_sim.tables import WeaponClass
+
+
+class Strikes(Options):
+    """Action slots, attacks (single, spray), defenses and aborts."""
+
+    def _use_slot(self, c: Combatant, *, keep_first: bool) -> int:
+        """Spend one action; returns its ACT-1 penalty (Celerity: none, ACT-2)."""
+        reserve = 1 if keep_first else 0
+        if c.declared - c.declared_used - reserve >= 1:
+            pen = c.declared + c.declared_used if c.declared > 1 else 0
+            c.declared_used += 1
+            return pen
+        c.celerity_used += 1
+        return 0
+
+    def _use_willpower(self, c: Combatant) -> bool:
+        if c.wp_declared and c.willpower_available(self.turn, self.rules.willpower_per_turn):
+            c.spend_willpower(self.turn)  # DICE-8
+            c.wp_declared = False
+            return True
+        return False
+
+    # attacks
+    def _attack(self, c: Combatant, a: Action, penalty: int) -> Flow:
+        assert a.target is not None and a.maneuver is not None
+        t = self.combatants[a.target]
+        m = a.maneuver
+        move_pen = 0
+        if m in CLOSE_MANEUVERS:
+            app = self.approach(c, t, reach_of(self.tables.maneuvers[m]))
+            if app is not None and app[0] > 0:
+                move_pen = app[1]
+                self._move(c, t, app[0])
+        sit = self.situation(c, t, m, a.offhand)
+        plan = None if sit is None else plan_attack(
+            c, t, m, self.tables, self.rules, penalty=penalty + move_pen, situation=sit,
+            called=a.called, offhand=a.offhand)
+        ev: dict[str, Any] = {"e": EventKind.ATTACK, "who": c.id, "target": t.id,
+                              "maneuver": m, "weapon": plan.weapon.name if plan else None}
+        if a.called is not None:
+            ev["called"] = a.called.value
+        if a.offhand:
+            ev["offhand"] = True
+        self.log.emit(ev)
+        self._face(c, t)
+        if plan is None or plan.pool <= 0 or not t.active:
+            self.log.emit({"e": EventKind.MISS, "who": c.id, "target": t.id, "net": 0})
+            return
+        self._spend_ammo(c, plan, a.offhand)
+        wp = self._use_willpower(c)
+        if m == "spray":
+            yield from self._spray(c, t, plan, wp)
+            return
+        no_defense = self._surprise is not None and self._surprise[3]  # ATK-11
+        defense, d_pen = (DefenseKind.NONE, 0) if no_defense else (
+            yield from self._ask_defense(t, c, plan))
+        atk = roll_attack(plan, c, self.rules, self._dice_for, self.log, willpower=wp)
+        if plan.ranged:
+            c.aim_dice = 0
+            c.aim_target = -1
+        if atk.botch and not plan.auto_hit:
+            self.log.emit({"e": EventKind.MISS, "who": c.id, "target": t.id, "net": 0})
+            self.mishap(c, plan, t)  # ATK-4, DICE-4, CPX-6
+            return
+        d_diff = BASE_DIFFICULTY + self.opponents_modifier(t) + self.physical_difficulty(t)
+        out = resolve_attack(plan, c, t, defense, d_pen, d_diff, self.rules, self._dice_for,
+                             self.log, self.turn, attack_roll=atk)
+        if defense is DefenseKind.DODGE and plan.ranged:
+            self._dodge_to_cover(t)
+        if out.hit:
+            self._after_hit(c, t, plan, out)
+
+    def _after_hit(self, c: Combatant, t: Combatant, plan: AttackPlan,
+                   out: AttackOutcome) -> None:
+        effect = plan.effect
+        if effect == "knockdown":
+            self.sweep_effect(t)
+        elif effect == "tackle":
+            self.tackle_effect(c, t)
+        elif effect == "clinch":
+            self.start_clinch(c, t)
+        elif effect == "hold":
+            self.start_hold(c, t)
+        elif effect == "feed" and t.active:
+            self.start_feeding(c, t)
+        self.check_stake(plan, t, out)
+
+    def _spend_ammo(self, c: Combatant, plan: AttackPlan, offhand: bool) -> None:
+        """RNG-10: rounds spent; a thrown weapon leaves the hand."""
+        _, idx = hand_weapon(c, offhand)
+        if not plan.ranged or idx < 0:
+            return
+        c.shots[idx] = c.shots.get(idx, 0) + 1
+        c.ammo[idx] -= plan.rounds
+        if plan.weapon.cls is WeaponClass.THROWN:
+            c.lost[idx] = True
+            if c.wielding == idx:
+                c.wielding = -1
+            if c.offhand == idx:
+                c.offhand = -1
+        self.log.emit({"e": EventKind.AMMO, "who": c.id, "weapon": plan.weapon.name,
+                       "spent": plan.rounds, "left": c.ammo[idx]})
+
+    def _spray(self, c: Combatant, center: Combatant, plan: AttackPlan, wp: bool) -> Flow:
+        """RNG-6: one roll over an area 3 yards wide; successes split among targets."""
+        half = plan.area / 2
+        targets = sorted(
+            (o for o in self.combatants
+             if o.id != c.id and o.active and center.distance(o) <= half + 1e-9),
+            key=lambda o: (o.id != center.id, center.distance(o), o.id),
+        )
+        defenses: list[tuple[DefenseKind, int]] = []
+        for t in targets:
+            defenses.append((yield from self._ask_defense(t, c, plan)))
+        atk = roll_attack(plan, c, self.rules, self._dice_for, self.log, willpower=wp)
+        if atk.botch:
+            self.mishap(c, plan, center)
+            return
+        s, n = atk.successes, len(targets)
+        if n == 1:
+            shares = [s // 2]  # a lone target gets half
+        elif s < n:
+            shares = [1] * s + [0] * (n - s)
+        else:
+            q, r = divmod(s, n)
+            shares = [q + r] + [q] * (n - 1)  # the remainder goes where the shooter aims
+        self.say(c.id, "spray", targets=[t.id for t in targets], shares=shares)
+        for t, share, (defense, d_pen) in zip(targets, shares, defenses, strict=True):
+            d_diff = (BASE_DIFFICULTY + self.opponents_modifier(t) + SPRAY_DODGE
+                      + self.physical_difficulty(t))
+            out = resolve_attack(plan, c, t, defense, d_pen, d_diff, self.rules,
+                                 self._dice_for, self.log, self.turn, attack_roll=atk,
+                                 successes=share, spray=True)
+            if defense is DefenseKind.DODGE:
+                self._dodge_to_cover(t)
+            if out.hit:
+                self.check_stake(plan, t, out)
+
+    def _dodge_to_cover(self, d: Combatant) -> None:
+        """DEF-5: dodging fire with room to move reaches cover or drops prone."""
+        if self.field.cover_at(d.x, d.y) is not None or d.prone:
+            return
+        zone = self.field.nearest_cover(d.x, d.y, DODGE_YARDS)
+        if zone is not None:
+            self._move_to(d, zone.x, zone.y, math.hypot(zone.x - d.x, zone.y - d.y))
+            self.say(d.id, "dodge_to_cover", cover=zone.name)
+        else:
+            d.prone = True
+            self.say(d.id, "drop_prone")
+
+    # defense
+    def _defense_options(self, d: Combatant, plan: AttackPlan) -> tuple[Defense, ...]:
+        if not self._can_decide(d) or d.clinch_with >= 0 or d.held_by >= 0 or (
+            d.fed_on_by >= 0 or d.feeding_on >= 0
+        ):
+            return (NO_DEFENSE,)  # CPX-2, MAN-6/7/9
+        kinds = legal_defenses(d, plan, room=not self.field.cramped)
+        if plan.maneuver == "spray":
+            kinds = [k for k in kinds if k is DefenseKind.DODGE]
+        if d.full_defense:  # DEF-7
+            return (NO_DEFENSE,) + tuple(
+                Defense(k) for k in kinds if defense_pool(d, k, d.defenses_used) > 0)
+        if self._surprise is not None and self._surprise[1] == d.id:
+            # ATK-11 tie: the target has declared nothing and may simply defend
+            return (NO_DEFENSE,) + tuple(Defense(k) for k in kinds if defense_pool(d, k, 0) > 0)
+        if d.actions_left <= 0:  # DEF-2
+            return (NO_DEFENSE,)
+        pen = self.action_penalty(d)
+        abort = not d.acted and d.actions_left - 1 < 1  # DEF-3
+        if not abort and not d.acted and d.declared - d.declared_used < 2:
+            pen = 0  # the spare action is a Celerity one (ACT-2)
+        usable = [k for k in kinds if defense_pool(d, k, pen) > 0]
+        if not abort:
+            return (NO_DEFENSE,) + tuple(Defense(k) for k in usable)
+        opts: list[Defense] = [NO_DEFENSE]
+        wp = d.willpower_available(self.turn, self.rules.willpower_per_turn)
+        for k in usable:
+            opts.append(Defense(k, AbortMethod.ROLL))
+            if wp:
+                opts.append(Defense(k, AbortMethod.WILLPOWER))
+        return tuple(opts)
+
+    def _ask_defense(
+        self, d: Combatant, attacker: Combatant, plan: AttackPlan
+    ) -> Generator[Decision, Choice, tuple[DefenseKind, int]]:
+        options = self._defense_options(d, plan)
+        if len(options) == 1:
+            return DefenseKind.NONE, 0
+        choice = yield Decision(DecisionKind.DEFEND, d.id, options, attacker.id, plan.maneuver)
+        assert isinstance(choice, Defense)
+        if choice.kind is DefenseKind.NONE:
+            return DefenseKind.NONE, 0
+        if d.full_defense:
+            pen = d.defenses_used
+            d.defenses_used += 1
+        else:
+            if choice.abort is not None and not self._abort(d, choice.abort):
+                return DefenseKind.NONE, 0
+            if choice.abort is not None:
+                d.acted = True  # the declared action is abandoned
+                d.delayed = d.waiting = False
+            pen = self._use_slot(d, keep_first=not d.acted)
+        self.log.emit({"e": EventKind.DEFENSE, "who": d.id, "kind": choice.kind.value,
+                       "against": attacker.id})
+        return choice.kind, pen
+
+    def _abort(self, d: Combatant, method: AbortMethod) -> bool:
+        """DEF-3: a Willpower roll at difficulty 6, or one Willpower point."""
+        if method is AbortMethod.WILLPOWER:
+            d.spend_willpower(self.turn)
+            ok = True
+        else:
+            r = self.roll_logged(d.id, "abort", d.stats.willpower, self.rules.abort_difficulty)
+            ok = r.successes > 0
+        self.log.emit({"e": EventKind.ABORT, "who": d.id, "method": method.value, "ok": ok})
+        return ok
