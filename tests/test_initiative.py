@@ -353,3 +353,30 @@ def test_INIT_8_defensive_actions_come_when_the_attack_comes() -> None:
     step(b, ACT, 1, PASS)
     assert b.pending is None
     assert act_actors(b) == [0, 1]
+
+
+def test_INIT_4_healing_does_not_raise_initiative_within_the_turn() -> None:
+    """INIT-4: wounds lower initiative at once; blood healed in the same turn does
+    not lift the character past the total it rolled."""
+    from vtm_sim.battle import Battle, Fighter
+    from vtm_sim.dice import ScriptedDice
+    from vtm_sim.stats import Kind, StatBlockSpec, build_stat_block
+    from vtm_sim.tables import DamageType
+
+    vamp = build_stat_block(
+        StatBlockSpec(
+            name="v", kind=Kind.VAMPIRE, generation=8, attributes={"dexterity": 2, "wits": 2}
+        ),
+        "t",
+    )
+    foe = build_stat_block(StatBlockSpec(name="f"), "t")
+    b = Battle([Fighter(vamp, 0, 0, 0), Fighter(foe, 1, 30, 0)], dice=ScriptedDice([5] * 50))
+    v = b.combatants[0]
+    v.health.take(3, DamageType.LETHAL)  # Injured: -1
+    b.turn = 1
+    v.initiative, v.rolled_penalty = 9, v.health.penalty
+    assert b.initiative_now(v) == 8
+    v.health.heal(3)
+    assert b.initiative_now(v) == 8  # healed, but still what was rolled
+    v.health.take(4, DamageType.LETHAL)  # Wounded: -2, worse than at the roll
+    assert b.initiative_now(v) == 7

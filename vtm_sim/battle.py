@@ -242,6 +242,7 @@ class Battle(Strikes):
                 continue
             r = roll(1, 2, self.dice, damage=True)
             c.initiative = c.rating + r.faces[0]  # wounds come off when read (INIT-4)
+            c.rolled_penalty = c.health.penalty
             if c.init_penalty_turn == self.turn:
                 c.initiative -= 2  # CPX-4
             self.log.emit({"e": EventKind.INITIATIVE, "who": c.id, "die": r.faces[0],

@@ -57,7 +57,8 @@ class Combatant:
     shots: dict[int, int] = field(default_factory=dict)  # RNG-4: shots this turn by weapon
     # per turn
     rating: int = 0  # INIT-2: Dexterity + Wits
-    initiative: int = 0
+    initiative: int = 0  # INIT-2: rating + die (wound penalties come off when read)
+    rolled_penalty: int = 0  # INIT-4: the wound penalty when initiative was rolled
     declared: int = 1
     full_defense: bool = False
     celerity: int = 0
@@ -149,6 +150,7 @@ class Combatant:
         )
 
     def reset_turn(self) -> None:
+        self.rolled_penalty = 0
         self.declared = 1
         self.full_defense = False
         self.celerity = 0

@@ -83,8 +83,12 @@ class BattleState(Effects):
         return [o for o in self.combatants if o.side != c.side and o.active]
 
     def initiative_now(self, c: Combatant) -> int:
-        """INIT-4: the rolled total less the wound penalty taken so far."""
-        return c.initiative - c.health.penalty
+        """INIT-4: the rolled total less the wound penalty taken so far.
+
+        New wounds lower it at once; healing within the turn does not raise it
+        above what was rolled (the penalty at the roll still counts).
+        """
+        return c.initiative - max(c.health.penalty, c.rolled_penalty)
 
     def run_allowance(self, c: Combatant) -> float:
         """MOVE-1, DMG-9, MOVE-2: the farthest this character can move this turn."""
