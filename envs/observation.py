@@ -33,9 +33,7 @@ in the flat ``Box`` (``obs_mode="flat"``), or as the keys of a ``Dict``
     the observer's aim target.
 
 Every value lies in [0, 1] except the signed ones (initiative, dx, dy) in
-[-1, 1]; the spaces declare exactly those bounds. Grapple, aim, stake and jam
-state is read with ``getattr`` and a default, so an engine without some of
-it still encodes (as zeros) in the same layout.
+[-1, 1]; the spaces declare exactly those bounds.
 """
 
 from __future__ import annotations
@@ -148,19 +146,9 @@ OTHER = Block(
 )
 
 
-def _link(c: Combatant, name: str) -> int:
-    """A partner id the combatant records (-1: none, or an engine without the field)."""
-    v = getattr(c, name, -1)
-    return -1 if v is None else int(v)
-
-
-def _flag(c: Combatant, name: str) -> float:
-    return 1.0 if getattr(c, name, False) is True else 0.0
-
-
-def _on(c: Combatant, name: str, turn: int) -> float:
-    """1.0 if a per-turn marker (``off_balance_turn``, ...) is set for ``turn``."""
-    return 1.0 if getattr(c, name, -1) == turn else 0.0
+def _links(c: Combatant) -> tuple[int, int, int, int, int]:
+    """The grapple partners a combatant records, in GRAPPLE_LINKS order (-1: none)."""
+    return (c.clinch_with, c.holding, c.held_by, c.feeding_on, c.fed_on_by)
 
 
 def _stunned(c: Combatant, turn: int) -> float:
@@ -169,11 +157,9 @@ def _stunned(c: Combatant, turn: int) -> float:
 
 def _aim(c: Combatant, turn: int) -> tuple[int, float]:
     """RNG-7: the aim target and dice still usable (-1, 0 when none)."""
-    dice = getattr(c, "aim_dice", 0)
-    target = getattr(c, "aim_target", -1)
-    if not dice or target is None or target < 0 or getattr(c, "aim_turn", turn) < turn - 1:
+    if not c.aim_dice or c.aim_target < 0 or c.aim_turn < turn - 1:
         return -1, 0.0
-    return int(target), _clip(dice / AIM_SCALE)
+    return c.aim_target, _clip(c.aim_dice / AIM_SCALE)
 
 
 def _clip(v: float, lo: float = 0.0, hi: float = 1.0) -> float:
@@ -265,8 +251,8 @@ class ObservationEncoder:
         return v
 
     def _cover(self, battle: Battle, c: Combatant) -> float:
-        fld = getattr(battle, "field", None)
-        if fld is None or not fld.cover:
+        fld = battle.field
+        if not fld.cover:
             return 0.0
         zone = fld.cover_at(c.x, c.y)
         return 0.0 if zone is None else zone.level.value / COVER_SCALE
@@ -282,8 +268,7 @@ class ObservationEncoder:
         if c.wielding >= 0:
             if w.magazine:
                 ammo = _clip(c.ammo[c.wielding] / w.magazine)
-            jams = getattr(c, "jammed", ())
-            jammed = 1.0 if c.wielding < len(jams) and jams[c.wielding] else 0.0
+            jammed = 1.0 if c.jammed[c.wielding] else 0.0
         weapon = [0.0] * len(WEAPON_CLASSES)
         weapon[_CLASS_INDEX[w.cls]] = 1.0
         pos = order.get(c.id)
@@ -311,15 +296,15 @@ class ObservationEncoder:
             self._cover(battle, c),
             1.0 if c.prone else 0.0,
             _stunned(c, turn),
-            _on(c, "off_balance_turn", turn),
+            1.0 if c.off_balance_turn == turn else 0.0,
             1.0 if c.blinded else 0.0,
-            _flag(c, "staked"),
-            *[1.0 if _link(c, name) >= 0 else 0.0 for name in GRAPPLE_LINKS],
-            _flag(c, "claws_out"),
+            1.0 if c.staked else 0.0,
+            *[1.0 if link >= 0 else 0.0 for link in _links(c)],
+            1.0 if c.claws_out else 0.0,
             *weapon,
             jammed,
             ammo,
-            1.0 if _link(c, "offhand") >= 0 else 0.0,
+            1.0 if c.offhand >= 0 else 0.0,
             _aim(c, turn)[1],
         ]
 
@@ -345,7 +330,7 @@ class ObservationEncoder:
         weapon = [0.0] * len(WEAPON_CLASSES)
         weapon[_CLASS_INDEX[o.weapon.cls]] = 1.0
         pos = order.get(o.id)
-        links = [_link(o, name) for name in GRAPPLE_LINKS]
+        links = _links(o)
         return [
             1.0,
             1.0 if ally else 0.0,
@@ -363,7 +348,7 @@ class ObservationEncoder:
             1.0 if o.acted else 0.0,
             _stunned(o, battle.turn),
             1.0 if o.blinded else 0.0,
-            _flag(o, "staked"),
+            1.0 if o.staked else 0.0,
             1.0 if max(links) >= 0 else 0.0,
             1.0 if me.id in links else 0.0,
             1.0 if _aim(me, battle.turn)[0] == o.id else 0.0,
