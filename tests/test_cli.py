@@ -582,3 +582,27 @@ def test_fight_accepts_a_scenario_name_and_lists_scenarios() -> None:
     two = run_json("fight", "configs/scenarios/duel.yaml", "--seed", "4", "--json")
     assert one["log_sha256"] == two["log_sha256"]
     assert "unknown" in user_error("fight", "no_such_scenario")
+
+
+def test_RNG_6_attack_cli_spray_on_a_lone_target() -> None:
+    """RNG-6: `attack --maneuver spray` against one target: half the successes,
+    the share added whole to the weapon's damage."""
+    rifle = "configs/characters/swat_rifleman.yaml"
+    target = "configs/characters/brawler.yaml"
+    # Dex 3 + Firearms 4 + 10 - flak 2 = 15 dice at 6 + 2 (+0 at 10 yards); 4 hits
+    attack = "10,9,8,8," + ",".join(["2"] * 11) + ",3"  # the 10 explodes (specialty): 3
+    data = run_json(
+        "attack",
+        "--attacker",
+        rifle,
+        "--defender",
+        target,
+        "--maneuver",
+        "spray",
+        "--faces",
+        f"attack={attack};damage=6,6,6,2,2,2,2,2,2",
+        "--json",
+    )
+    assert data["attack"]["successes"] == 4
+    assert data["net_successes"] == 2  # half of 4
+    assert data["damage"]["pool"] == 9  # assault rifle 7 + the share of 2

@@ -512,8 +512,9 @@ def test_VAMP_5_potence_successes_shift_the_damage_roll() -> None:
 
     from vtm_sim.dice import count
 
-    dist = attack_odds(attack_pool=1, attack_difficulty=2, damage_base=1, soak_pool=1,
-                       damage_auto=2)
+    dist = attack_odds(
+        attack_pool=1, attack_difficulty=2, damage_base=1, soak_pool=1, damage_auto=2
+    )
     brute = [0.0] * 5
     for a, dmg, soak in product(range(1, 11), repeat=3):
         hit = count([a], 2)[0] >= 1
@@ -525,3 +526,29 @@ def test_VAMP_5_potence_successes_shift_the_damage_roll() -> None:
     for k, p in enumerate(dist):
         assert abs(p - brute[k]) < 1e-12
     assert len(dist) == 4
+
+
+def test_RNG_6_lone_spray_target_gets_half_the_successes_added_whole() -> None:
+    """RNG-6: a lone target in the spray gets half the successes (rounded down),
+    and its share is added whole to the damage pool."""
+    from itertools import product
+
+    from vtm_sim.dice import count
+
+    dist = attack_odds(
+        attack_pool=3, attack_difficulty=6, damage_base=1, soak_pool=0, lone_spray=True
+    )
+    brute: dict[int, float] = {}
+    for faces in product(range(1, 11), repeat=3):
+        share = count(list(faces), 6)[0] // 2
+        p = 1e-3
+        if share < 1:
+            brute[0] = brute.get(0, 0.0) + p
+            continue
+        pool = 1 + share  # the share added whole
+        for dmg in product(range(1, 11), repeat=pool):
+            lv = count(list(dmg), 6, damage=True)[0]
+            brute[lv] = brute.get(lv, 0.0) + p * 0.1**pool
+    for k in range(max(len(dist), max(brute) + 1)):
+        got = dist[k] if k < len(dist) else 0.0
+        assert abs(got - brute.get(k, 0.0)) < 1e-12

@@ -31,6 +31,7 @@ from vtm_sim.attack import (
     plan_attack,
     range_modifier,
     resolve_attack,
+    roll_attack,
     soak_pool,
 )
 from vtm_sim.battle import Battle, Fighter, sheet_of
@@ -400,7 +401,7 @@ def attack_levels_odds(
         attack_difficulty=plan.difficulty,
         attack_specialty=a_spec,
         defense_pool=d_pool,
-        defense_difficulty=BASE_DIFFICULTY,
+        defense_difficulty=BASE_DIFFICULTY + (1 if plan.maneuver == "spray" else 0),
         defense_specialty=d_spec,
         damage_base=plan.damage_base,
         damage_difficulty=BASE_DIFFICULTY,
@@ -410,6 +411,7 @@ def attack_levels_odds(
         halve=halve,
         auto_hit=plan.auto_hit,
         damage_auto=plan.damage_auto,
+        lone_spray=plan.maneuver == "spray",
     )
 
 
@@ -519,9 +521,16 @@ def attack_cmd(
         )
         if kind is not DefenseKind.NONE:
             log.emit({"e": EventKind.DEFENSE, "who": 1, "kind": kind.value, "against": 0})
-        out = resolve_attack(
-            plan, attacker, defender, kind, 0, BASE_DIFFICULTY, rules, dice_for, log, 1
-        )
+        if plan.maneuver == "spray":  # RNG-6: a lone target gets half; dodging is +1
+            atk = roll_attack(plan, attacker, rules, dice_for, log)
+            out = resolve_attack(
+                plan, attacker, defender, kind, 0, BASE_DIFFICULTY + 1, rules, dice_for, log,
+                1, attack_roll=atk, successes=atk.successes // 2, spray=True,
+            )
+        else:
+            out = resolve_attack(
+                plan, attacker, defender, kind, 0, BASE_DIFFICULTY, rules, dice_for, log, 1
+            )
         unused = []
         for key, src in sources.items():
             given = len(scripted[key])

@@ -232,11 +232,17 @@ def _attack_odds(
     halve: bool,
     auto_hit: bool,
     damage_auto: int = 0,
+    lone_spray: bool = False,
 ) -> tuple[float, ...]:
     """Cached core of :func:`attack_odds`; arguments already normalized."""
     a = roll_odds(
         attack_pool, attack_diff, specialty=attack_specialty, willpower=attack_willpower
     ).distribution
+    if lone_spray:  # RNG-6: a lone target in the area gets half the successes
+        halved = [0.0] * (len(a) // 2 + 1)
+        for k, p in enumerate(a):
+            halved[k // 2] += p
+        a = tuple(halved)
     d = roll_odds(defense_pool, defense_diff, specialty=defense_specialty).distribution
     net, lo = _net_distribution(a, d)
     one_at = 1 - lo  # index of net == 1
@@ -258,7 +264,10 @@ def _attack_odds(
         if p == 0.0:
             continue
         m = i + 1  # net successes of the attack
-        dp = max(1, damage_base + (m - 1 if extra_successes_add else 0))
+        if lone_spray:
+            dp = max(1, damage_base + m)  # RNG-6: the share is added whole
+        else:
+            dp = max(1, damage_base + (m - 1 if extra_successes_add else 0))
         by_pool[dp] = by_pool.get(dp, 0.0) + p
     parts = [
         (p, _levels(dp, damage_diff, soak_pool, soak_diff, halve, damage_auto))
@@ -289,6 +298,7 @@ def attack_odds(
     halve: bool = False,
     auto_hit: bool = False,
     damage_auto: int = 0,
+    lone_spray: bool = False,
 ) -> tuple[float, ...]:
     """Exact distribution of health levels dealt by one attack (index = levels).
 
@@ -300,7 +310,9 @@ def attack_odds(
     ``damage_difficulty``; soak is a damage roll of ``soak_pool`` at
     ``soak_difficulty``; levels = max(0, damage - soak), halved (rounded
     down) after soak if ``halve``. ``damage_auto`` adds automatic damage
-    successes (Potence, VAMP-5). A miss deals 0 levels.
+    successes (Potence, VAMP-5). ``lone_spray``: autofire spray with one
+    target in the area, which gets half the successes (rounded down), its share
+    then added whole to the damage pool (RNG-6). A miss deals 0 levels.
     """
     if defense_pool <= 0:
         defense_pool, defense_difficulty, defense_specialty = 0, 2, None
@@ -322,4 +334,5 @@ def attack_odds(
         halve,
         auto_hit,
         max(0, damage_auto),
+        lone_spray,
     )
