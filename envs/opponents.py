@@ -7,7 +7,8 @@ An opponent is given as any of:
 - a policy class, instantiated at every reset: with a generator derived
   from the env's ``np_random`` if its constructor takes an argument
   (``RandomPolicy``), else with none (``NearestEnemyPolicy``);
-- a name: ``"nearest"`` (:class:`~vtm_sim.policy.NearestEnemyPolicy`) or
+- a name: ``"nearest"`` (:class:`~vtm_sim.policy.NearestEnemyPolicy`),
+  ``"tactician"`` (:class:`~vtm_sim.tactics.TacticianPolicy`, by exact odds) or
   ``"random"`` (:class:`~vtm_sim.policy.RandomPolicy`, env-seeded);
 - a dict combatant id -> any of the above (ids not in it get ``"nearest"``).
 
@@ -26,6 +27,7 @@ import numpy as np
 from vtm_sim.battle import Battle
 from vtm_sim.choices import Choice, Decision
 from vtm_sim.policy import NearestEnemyPolicy, RandomPolicy
+from vtm_sim.tactics import TacticianPolicy
 
 __all__ = ["NAMED_POLICIES", "OpponentSpec", "PolicyFn", "build_policies", "opponent_factories"]
 
@@ -41,7 +43,11 @@ OneOpponent = str | type | ChoosingPolicy | PolicyFn
 OpponentSpec = OneOpponent | Mapping[int, OneOpponent] | None
 Factory = Callable[[np.random.Generator], PolicyFn]
 
-NAMED_POLICIES: dict[str, type] = {"nearest": NearestEnemyPolicy, "random": RandomPolicy}
+NAMED_POLICIES: dict[str, type] = {
+    "nearest": NearestEnemyPolicy,
+    "random": RandomPolicy,
+    "tactician": TacticianPolicy,
+}
 
 
 def _wants_rng(cls: type) -> bool:

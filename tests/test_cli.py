@@ -606,3 +606,11 @@ def test_RNG_6_attack_cli_spray_on_a_lone_target() -> None:
     assert data["attack"]["successes"] == 4
     assert data["net_successes"] == 2  # half of 4
     assert data["damage"]["pool"] == 9  # assault rifle 7 + the share of 2
+
+
+def test_fight_with_the_tactician_policy() -> None:
+    """`fight --policy tactician` runs every combatant by exact odds, deterministically."""
+    one = run_json("fight", "knife_duel", "--seed", "5", "--policy", "tactician", "--json")
+    two = run_json("fight", "knife_duel", "--seed", "5", "--policy", "tactician", "--json")
+    assert one["log_sha256"] == two["log_sha256"]
+    assert one["winner"] is not None or one["reason"] == "turn limit"

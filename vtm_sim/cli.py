@@ -42,13 +42,15 @@ from vtm_sim.errors import DiceError, IllegalActionError, VtmSimError
 from vtm_sim.events import EventKind, EventLog
 from vtm_sim.narration import narrate, plural, roll_text
 from vtm_sim.odds import attack_odds, roll_odds
+from vtm_sim.policy import NearestEnemyPolicy
 from vtm_sim.replay import replay as replay_log
 from vtm_sim.rules import RuleSet, load_rules
 from vtm_sim.scenario import list_scenarios, load_scenario
+from vtm_sim.simulate import Policy, play
 from vtm_sim.simulate import fight as run_fight
-from vtm_sim.simulate import play
 from vtm_sim.stats import load_stat_block
 from vtm_sim.tables import DamageType, WeaponClass, load_tables
+from vtm_sim.tactics import TacticianPolicy
 
 SEED_HELP = "Seed of the dice not given with --faces (default 0)."
 RULES_HELP = "Rules profile: a name under configs/rules/ or a YAML file."
@@ -626,6 +628,11 @@ def _header(attacker: Combatant, defender: Combatant, rules: RuleSet) -> dict[st
     "--rules", "rules_name", default=None, metavar="NAME",
     help=RULES_HELP + " Default v20, or the scenario's.",
 )
+@click.option(
+    "--policy", "policy_name", type=click.Choice(["nearest", "tactician"]), default="nearest",
+    show_default=True,
+    help="How every combatant decides: rules of thumb, or the best attack by exact odds.",
+)
 def fight_cmd(
     a_file: str,
     b_file: str,
@@ -636,8 +643,9 @@ def fight_cmd(
     distance: float,
     turns: int | None,
     rules_name: str | None,
+    policy_name: str,
 ) -> None:
-    """Run a seeded battle with the built-in policy on every side.
+    """Run a seeded battle with a built-in policy on every side.
 
     Either a scenario (a name from `vtm-sim scenarios`, or a scenario file),
     or two stat blocks: A (side 0) against B (side 1), DISTANCE yards apart.
@@ -650,7 +658,7 @@ def fight_cmd(
                 scenario.fighters, seed=seed, rules=rules,
                 turn_limit=turns or scenario.turn_limit, field=scenario.field,
                 ambush=scenario.ambush,
-            ))
+            ), _policies(policy_name, len(scenario.fighters)))
         else:
             rules = load_rules(rules_name or "v20")
             tables = load_tables()
@@ -661,6 +669,7 @@ def fight_cmd(
                 seed=seed,
                 rules=rules,
                 turn_limit=turns or 20,
+                policies=_policies(policy_name, 2),
             )
     if log_file is not None:
         try:
@@ -703,6 +712,12 @@ def fight_cmd(
             f"{c.health.level_name}, {c.health.status.value}"
         )
     click.echo(f"{len(battle.log)} events, sha256 {battle.log.sha256()}")
+
+
+def _policies(name: str, n: int) -> list[Policy]:
+    if name == "tactician":
+        return [TacticianPolicy() for _ in range(n)]
+    return [NearestEnemyPolicy() for _ in range(n)]
 
 
 @main.command("scenarios")

@@ -1,0 +1,89 @@
+"""The tactician NPC chooses by exact odds and says why (issue 2's odds in use)."""
+
+from __future__ import annotations
+
+import pytest
+
+from vtm_sim.battle import Battle, Fighter
+from vtm_sim.choices import Action, ActionKind, DecisionKind
+from vtm_sim.dice import ScriptedDice
+from vtm_sim.odds import attack_odds
+from vtm_sim.scenario import list_scenarios, load_scenario
+from vtm_sim.simulate import play
+from vtm_sim.stats import StatBlockSpec, build_stat_block
+from vtm_sim.tactics import TacticianPolicy, estimate
+
+
+def knife_vs_brawler() -> Battle:
+    knife = build_stat_block(
+        StatBlockSpec(
+            name="Knife",
+            attributes={"strength": 3, "dexterity": 3},
+            abilities={"brawl": 1, "melee": 3},
+            weapons=["knife"],
+        ),
+        "t",
+    )
+    brawler = build_stat_block(
+        StatBlockSpec(name="Brawler", attributes={"stamina": 3}, abilities={"brawl": 2}), "t"
+    )
+    # initiative: knife rolls 10, brawler 1; then plenty of dice
+    b = Battle(
+        [Fighter(knife, 0, 0.0, 0.0), Fighter(brawler, 1, 1.0, 0.0)],
+        dice=ScriptedDice([10, 1] + [6] * 400),
+    )
+    while b.pending is not None and not (
+        b.pending.kind is DecisionKind.ACT and b.pending.actor == 0
+    ):
+        b.choose(b.pending.options[0])
+    return b
+
+
+def test_DICE_1_estimate_is_the_exact_attack_odds() -> None:
+    """The tactician's numbers are attack_odds' numbers for the same pools."""
+    b = knife_vs_brawler()
+    me, foe = b.combatants
+    action = Action(ActionKind.ATTACK, "weapon_strike", 1)
+    plan = b.plan(0, action)
+    assert plan is not None
+    est = estimate(b, me, action, plan)
+    # the brawler still has its declared action: it would dodge (Dex 1 + Dodge 0 = 1 die);
+    # a knife is lethal, which a mortal cannot soak (SOAK-2)
+    dist = attack_odds(
+        attack_pool=plan.pool,
+        attack_difficulty=plan.difficulty,
+        defense_pool=1,
+        damage_base=plan.damage_base,
+    )
+    assert est.expected_levels == pytest.approx(sum(k * p for k, p in enumerate(dist)))
+    assert est.p_hit == pytest.approx(1 - dist[0])
+
+
+def test_DMG_2_tactician_takes_the_attack_with_the_most_expected_damage() -> None:
+    """With a knife in hand against a mortal, the weapon strike (Str + 1 lethal, unsoaked)
+    beats a punch or kick (Str bashing, soaked by Stamina)."""
+    b = knife_vs_brawler()
+    pol = TacticianPolicy()
+    d = b.pending
+    assert d is not None
+    choice = pol.choose(b, d)
+    assert isinstance(choice, Action) and choice.maneuver == "weapon_strike"
+    values = {
+        o.maneuver: estimate(b, b.combatants[0], o, p).value
+        for o in d.options
+        if isinstance(o, Action)
+        and o.kind is ActionKind.ATTACK
+        and o.called is None
+        and not o.offhand
+        and (p := b.plan(0, o)) is not None
+    }
+    assert values["weapon_strike"] == max(values.values())
+    assert "to hit" in pol.explain() and "expected" in pol.explain()
+
+
+@pytest.mark.parametrize("name", list_scenarios())
+def test_tactician_plays_every_scenario(name: str) -> None:
+    sc = load_scenario(name)
+    for seed in range(3):
+        b = play(sc.battle(seed=seed), [TacticianPolicy() for _ in sc.fighters])
+        assert b.over

@@ -1,0 +1,319 @@
+"""A tactician NPC: picks attacks and defenses by their exact odds.
+
+Where :class:`vtm_sim.policy.NearestEnemyPolicy` follows rules of thumb, the
+tactician asks :func:`vtm_sim.odds.attack_odds` how many health levels each
+attack it may make is expected to deal (after the target's likely defense,
+soak and a vampire's halving) and takes the best; it aborts to a defense when
+the incoming attack is expected to hurt, and says why in plain words
+(:meth:`TacticianPolicy.explain`), with the odds a Storyteller can quote.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from vtm_sim.attack import (
+    RANGED_MANEUVERS,
+    SHOOTING,
+    AttackPlan,
+    defense_pool,
+    effective_damage_type,
+    hand_weapon,
+    legal_defenses,
+    soak_pool,
+)
+from vtm_sim.battle import Battle
+from vtm_sim.choices import (
+    AbortMethod,
+    Action,
+    ActionKind,
+    BloodSpend,
+    BloodUse,
+    CalledShot,
+    Choice,
+    Decision,
+    DecisionKind,
+    Declaration,
+    Defense,
+    DefenseKind,
+)
+from vtm_sim.combatant import Combatant
+from vtm_sim.odds import attack_odds
+from vtm_sim.tables import DamageType
+
+ABORT_WITH_POINT = 2.5  # expected levels that make a Willpower point worth spending
+ABORT_WITH_ROLL = 1.5  # ... that make a Willpower roll worth trying
+SPARE_DEFENSE = 0.5  # ... that make a defense worth a spare action
+GRAPPLE_VALUE = 0.75  # levels a vampire counts a successful clinch or hold as worth
+KISS_VALUE = 1.5  # levels a hungry vampire counts a kiss as worth
+STAKE_VALUE = 10.0  # a staked vampire is out of the fight
+
+
+@dataclass(frozen=True, slots=True)
+class Estimate:
+    """What an attack is expected to do, by exact odds."""
+
+    p_hit: float
+    expected_levels: float
+    value: float
+
+
+def estimate(battle: Battle, me: Combatant, action: Action, plan: AttackPlan) -> Estimate:
+    """Exact odds of one attack option against its target's likely defense."""
+    assert action.target is not None
+    t = battle.combatants[action.target]
+    rules = battle.rules
+    d_pool = 0
+    if t.full_defense or t.actions_left > 0:
+        pools = [
+            defense_pool(t, k, t.defenses_used if t.full_defense else 0)
+            for k in legal_defenses(t, plan, room=not battle.field.cramped)
+        ]
+        d_pool = max(pools, default=0)
+    dtype = effective_damage_type(plan.damage_type, plan.weapon, t, rules)
+    spray = plan.maneuver == "spray"
+    dist = attack_odds(
+        attack_pool=plan.pool,
+        attack_difficulty=plan.difficulty,
+        attack_specialty=rules.specialty if plan.specialty else None,
+        defense_pool=d_pool,
+        defense_difficulty=6 + (1 if spray else 0),
+        damage_base=plan.damage_base,
+        extra_successes_add=plan.extra_successes_add,
+        soak_pool=soak_pool(t, dtype, rules, elemental=plan.weapon.elemental),
+        halve=dtype is DamageType.BASHING and t.vampire,
+        auto_hit=plan.auto_hit,
+        damage_auto=plan.damage_auto,
+        lone_spray=spray,
+    )
+    p_hit = 1.0 - dist[0] if not plan.no_damage else _p_hit(plan, d_pool)
+    expected = 0.0 if plan.no_damage else sum(k * p for k, p in enumerate(dist))
+    value = expected
+    if me.vampire and plan.effect in ("clinch", "hold"):
+        value += GRAPPLE_VALUE * p_hit
+    if plan.effect == "feed":
+        hunger = 1.0 - me.blood / max(1, me.stats.blood_pool)
+        value += KISS_VALUE * hunger * p_hit
+    if plan.effect == "disarm":
+        value += 0.5 * p_hit
+    if plan.weapon.name == "stake" and action.called is CalledShot.TINY and t.vampire:
+        value += STAKE_VALUE * (sum(dist[3:]) if len(dist) > 3 else 0.0)
+    return Estimate(p_hit, expected, value)
+
+
+def _p_hit(plan: AttackPlan, d_pool: int) -> float:
+    dist = attack_odds(
+        attack_pool=plan.pool,
+        attack_difficulty=plan.difficulty,
+        defense_pool=d_pool,
+        damage_base=1,
+        auto_hit=plan.auto_hit,
+    )
+    return 1.0 - dist[0]
+
+
+class TacticianPolicy:
+    """Chooses by exact odds; :meth:`explain` says why, in a Storyteller's words."""
+
+    def __init__(self) -> None:
+        self._why = "has not decided anything yet"
+
+    def explain(self) -> str:
+        return self._why
+
+    def choose(self, battle: Battle, decision: Decision) -> Choice:
+        me = battle.combatants[decision.actor]
+        if decision.kind is DecisionKind.BLOOD:
+            return self._blood(me, decision)
+        if decision.kind is DecisionKind.DECLARE:
+            return self._declare(me, decision)
+        if decision.kind is DecisionKind.DEFEND:
+            return self._defend(battle, me, decision)
+        return self._act(battle, me, decision)
+
+    def _blood(self, me: Combatant, decision: Decision) -> Choice:
+        heals = [
+            o for o in decision.options if isinstance(o, BloodSpend) and o.use is BloodUse.HEAL
+        ]
+        if heals:
+            best = max(heals, key=lambda o: o.points)
+            self._why = f"{me.name} spends {best.points} blood to heal."
+            return best
+        self._why = f"{me.name} keeps its blood."
+        return decision.options[0]
+
+    def _declare(self, me: Combatant, decision: Decision) -> Choice:
+        reserve = 2 if me.vampire else 0  # keep blood to heal
+        plain = [
+            o
+            for o in decision.options
+            if isinstance(o, Declaration)
+            and o.actions == 1
+            and not o.full_defense
+            and not o.willpower
+            and (o.celerity == 0 or me.blood - o.celerity >= reserve)
+        ]
+        best = max(plain, key=lambda o: o.celerity)
+        self._why = f"{me.name} declares one action" + (
+            f" and {best.celerity} Celerity actions." if best.celerity else "."
+        )
+        return best
+
+    def _defend(self, battle: Battle, me: Combatant, decision: Decision) -> Choice:
+        defenses = [
+            o for o in decision.options if isinstance(o, Defense) and o.kind is not DefenseKind.NONE
+        ]
+        if not defenses:
+            return decision.options[0]
+        danger = self._incoming(battle, me, decision)
+
+        def pool(o: Defense) -> int:
+            return defense_pool(me, o.kind, me.defenses_used if me.full_defense else 0)
+
+        free = [o for o in defenses if o.abort is None]
+        in_the_open = (
+            decision.maneuver in RANGED_MANEUVERS
+            and not me.prone
+            and battle.field.nearest_cover(me.x, me.y, 1.0) is None
+            and hand_weapon(me, False)[0].cls not in SHOOTING
+        )
+        if in_the_open or danger < SPARE_DEFENSE:
+            # DEF-5: dodging fire in the open leaves a brawler prone; a spare action
+            # is better spent attacking than parrying a blow that will hardly hurt
+            self._why = f"{me.name} ignores an attack expected to deal {danger:.1f} levels."
+            return decision.options[0]
+        if free:
+            best = max(free, key=pool)
+            self._why = f"{me.name} {best.kind.value}s (expects {danger:.1f} levels otherwise)."
+            return best
+        method = None
+        mine = self._my_blow(battle, me, decision.attacker)
+        if danger >= ABORT_WITH_POINT and danger > 2 * mine:
+            method = AbortMethod.WILLPOWER
+        elif danger >= ABORT_WITH_ROLL and danger > mine:
+            method = AbortMethod.ROLL
+        paid = [o for o in defenses if o.abort is method] if method else []
+        if not paid and method is AbortMethod.WILLPOWER:
+            paid = [o for o in defenses if o.abort is AbortMethod.ROLL]
+        if paid:
+            best = max(paid, key=pool)
+            self._why = (
+                f"{me.name} abandons its action to {best.kind.value}: the blow is "
+                f"expected to deal {danger:.1f} levels."
+            )
+            return best
+        self._why = f"{me.name} takes the blow (expected {danger:.1f} levels) and keeps its action."
+        return decision.options[0]
+
+    def _my_blow(self, battle: Battle, me: Combatant, attacker: int | None) -> float:
+        """What this character's own declared action is likely worth (against the attacker)."""
+        if attacker is None:
+            return 0.0
+        best = 0.0
+        for m in ("punch", "kick", "weapon_strike", "claws", "single_shot", "burst", "full_auto"):
+            a = Action(ActionKind.ATTACK, m, attacker)
+            plan = battle.plan(me.id, a)
+            if plan is not None and plan.pool > 0:
+                best = max(best, estimate(battle, me, a, plan).expected_levels)
+        return best
+
+    @staticmethod
+    def _incoming(battle: Battle, me: Combatant, decision: Decision) -> float:
+        if decision.attacker is None or decision.maneuver is None:
+            return 0.0
+        a = Action(ActionKind.ATTACK, decision.maneuver, me.id)
+        plan = battle.plan(decision.attacker, a)
+        if plan is None:
+            return 0.0
+        rules = battle.rules
+        dtype = effective_damage_type(plan.damage_type, plan.weapon, me, rules)
+        dist = attack_odds(
+            attack_pool=plan.pool,
+            attack_difficulty=plan.difficulty,
+            attack_specialty=rules.specialty if plan.specialty else None,
+            damage_base=plan.damage_base,
+            extra_successes_add=plan.extra_successes_add,
+            soak_pool=soak_pool(me, dtype, rules, elemental=plan.weapon.elemental),
+            halve=dtype is DamageType.BASHING and me.vampire,
+            auto_hit=plan.auto_hit,
+            damage_auto=plan.damage_auto,
+            lone_spray=plan.maneuver == "spray",
+        )
+        return 0.0 if plan.no_damage else sum(k * p for k, p in enumerate(dist))
+
+    def _act(self, battle: Battle, me: Combatant, decision: Decision) -> Choice:
+        actions = [o for o in decision.options if isinstance(o, Action)]
+        for o in actions:
+            if o.kind is ActionKind.FEED:
+                self._why = f"{me.name} keeps drinking."
+                return o
+        best = self.best_attack(battle, me, actions)
+        for o in actions:
+            if o.kind is ActionKind.CRUSH and o.target is not None:
+                crush = self._crush_value(battle, me, battle.combatants[o.target])
+                if best is None or crush >= best[0]:
+                    self._why = (
+                        f"{me.name} squeezes {battle.combatants[o.target].name}: "
+                        f"about {crush:.1f} health levels expected."
+                    )
+                    return o
+        if best is not None and best[0] > 0.05:
+            _, choice, est = best
+            assert choice.target is not None
+            target = battle.combatants[choice.target].name
+            how = (choice.maneuver or "attack").replace("_", " ")
+            self._why = (
+                f"{me.name}: {how} on {target}, {est.p_hit:.0%} to hit, about "
+                f"{est.expected_levels:.1f} health levels expected (exact odds)."
+            )
+            return choice
+        for kind in (ActionKind.BREAK_FREE, ActionKind.CLEAR, ActionKind.RELOAD, ActionKind.GET_UP):
+            for o in actions:
+                if o.kind is kind:
+                    self._why = f"{me.name}: {kind.value.replace('_', ' ')}."
+                    return o
+        enemies = battle.enemies(me)
+        if enemies:
+            nearest = min(enemies, key=lambda e: (me.distance(e), e.id))
+            for o in actions:
+                if o.kind is ActionKind.MOVE and o.target == nearest.id and not o.away:
+                    self._why = f"{me.name} closes on {nearest.name}."
+                    return o
+        self._why = f"{me.name} waits for an opening."
+        return next((o for o in actions if o.kind is ActionKind.PASS), decision.options[-1])
+
+    @staticmethod
+    def best_attack(
+        battle: Battle, me: Combatant, actions: list[Action]
+    ) -> tuple[float, Action, Estimate] | None:
+        """The attack option with the highest expected value, by exact odds."""
+        best: tuple[float, Action, Estimate] | None = None
+        for o in actions:
+            if o.kind is not ActionKind.ATTACK or o.offhand:
+                continue
+            if o.called is not None and not (
+                o.called is CalledShot.TINY and o.maneuver in ("weapon_strike", "thrown")
+            ):
+                continue  # only the heart shot with a stake is worth calling here
+            plan = battle.plan(me.id, o)
+            if plan is None:
+                continue
+            est = estimate(battle, me, o, plan)
+            if best is None or est.value > best[0]:
+                best = (est.value, o, est)
+        return best
+
+    @staticmethod
+    def _crush_value(battle: Battle, me: Combatant, t: Combatant) -> float:
+        """MAN-6: automatic Strength damage, soaked as bashing."""
+        dist = attack_odds(
+            attack_pool=0,
+            attack_difficulty=6,
+            auto_hit=True,
+            damage_base=max(1, me.attr("strength")),
+            extra_successes_add=False,
+            soak_pool=soak_pool(t, DamageType.BASHING, battle.rules),
+            halve=t.vampire,
+            damage_auto=me.stats.discipline("potence"),
+        )
+        return sum(k * p for k, p in enumerate(dist))
