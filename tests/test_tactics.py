@@ -42,7 +42,7 @@ def knife_vs_brawler() -> Battle:
 def test_DICE_1_estimate_is_the_exact_attack_odds() -> None:
     """The tactician's numbers are attack_odds' numbers for the same pools."""
     b = knife_vs_brawler()
-    me, foe = b.combatants
+    me = b.combatants[0]
     action = Action(ActionKind.ATTACK, "weapon_strike", 1)
     plan = b.plan(0, action)
     assert plan is not None
