@@ -614,3 +614,28 @@ def test_fight_with_the_tactician_policy() -> None:
     two = run_json("fight", "knife_duel", "--seed", "5", "--policy", "tactician", "--json")
     assert one["log_sha256"] == two["log_sha256"]
     assert one["winner"] is not None or one["reason"] == "turn limit"
+
+
+def test_card_command_prints_the_tactic_card() -> None:
+    """`vtm-sim card`: a Storyteller's table of attacks and odds; JSON too."""
+    data = run_json(
+        "card",
+        "--attacker",
+        "configs/characters/knife_fighter.yaml",
+        "--against",
+        "configs/characters/brawler.yaml",
+        "--json",
+    )
+    assert data["best"] == "weapon_strike"
+    assert all(0.0 <= r["p_hit"] <= 1.0 for r in data["rows"])
+    text = run(
+        "card",
+        "--attacker",
+        "configs/characters/knife_fighter.yaml",
+        "--against",
+        "configs/characters/brawler.yaml",
+    ).stdout
+    assert "Best: weapon strike" in text
+    assert "file not found" in user_error(
+        "card", "--attacker", "nope.yaml", "--against", "configs/characters/brawler.yaml"
+    )

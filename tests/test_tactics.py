@@ -87,3 +87,32 @@ def test_tactician_plays_every_scenario(name: str) -> None:
     for seed in range(3):
         b = play(sc.battle(seed=seed), [TacticianPolicy() for _ in sc.fighters])
         assert b.over
+
+
+def test_DEF_1_tactic_card_lists_attacks_with_exact_odds() -> None:
+    """The card's numbers are attack_odds' for the pools it shows, against the
+    defender's best defense (DEF-1), and its best row has the most expected levels."""
+    from vtm_sim.card import card_lines, tactic_card
+    from vtm_sim.rules import load_rules
+    from vtm_sim.stats import load_stat_block
+
+    knife = load_stat_block("configs/characters/knife_fighter.yaml")
+    brawler = load_stat_block("configs/characters/brawler.yaml")
+    card = tactic_card(knife, brawler, distance=1.0, rules=load_rules("v20"))
+    rows = {r.maneuver: r for r in card.rows}
+    strike = rows["weapon_strike"]
+    assert (strike.pool, strike.difficulty, strike.defense) == (6, 6, "dodge")
+    dist = attack_odds(
+        attack_pool=6,
+        attack_difficulty=6,
+        defense_pool=strike.defense_pool,
+        damage_base=strike.damage_pool,
+        soak_pool=strike.soak_pool,
+    )
+    assert strike.distribution == pytest.approx(dist)
+    assert card.best is not None
+    assert card.best.expected_levels == max(r.expected_levels for r in card.rows)
+    text = "\n".join(card_lines(card))
+    assert "Best:" in text and "weapon strike" in text
+    far = tactic_card(knife, brawler, distance=500.0, rules=load_rules("v20"))
+    assert far.rows == () and "no attack" in card_lines(far)[-1]

@@ -35,6 +35,7 @@ from vtm_sim.attack import (
     soak_pool,
 )
 from vtm_sim.battle import Battle, Fighter, sheet_of
+from vtm_sim.card import card_lines, tactic_card
 from vtm_sim.choices import DefenseKind
 from vtm_sim.combatant import Combatant
 from vtm_sim.dice import DiceSource, RngDice, Roll, ScriptedDice, SpecialtyRule, roll
@@ -718,6 +719,45 @@ def _policies(name: str, n: int) -> list[Policy]:
     if name == "tactician":
         return [TacticianPolicy() for _ in range(n)]
     return [NearestEnemyPolicy() for _ in range(n)]
+
+
+@main.command("card")
+@click.option("--attacker", "attacker_file", required=True, metavar="FILE",
+              help="The attacker's stat block (YAML).")
+@click.option("--against", "defender_file", required=True, metavar="FILE",
+              help="The defender's stat block (YAML).")
+@click.option("--distance", type=click.FloatRange(min=0), default=1.0, show_default=True,
+              metavar="YARDS", help="Yards between them (close attacks close in: ACT-4).")
+@click.option("--no-defense", is_flag=True, help="Assume the defender does not defend.")
+@click.option("--rules", "rules_name", default="v20", show_default=True, metavar="NAME",
+              help=RULES_HELP)
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+def card_cmd(attacker_file: str, defender_file: str, distance: float, no_defense: bool,
+             rules_name: str, as_json: bool) -> None:
+    """A tactic card: every attack the attacker can make, with exact odds."""
+    with user_errors():
+        rules = load_rules(rules_name)
+        tables = load_tables()
+        card = tactic_card(load_stat_block(attacker_file, tables),
+                           load_stat_block(defender_file, tables), distance=distance,
+                           rules=rules, defend=not no_defense)
+    if as_json:
+        best = card.best
+        click.echo(_dump({
+            "attacker": card.attacker, "defender": card.defender, "distance": card.distance,
+            "rules": card.rules, "best": best.maneuver if best else None,
+            "rows": [{
+                "maneuver": r.maneuver, "weapon": r.weapon, "pool": r.pool,
+                "difficulty": r.difficulty, "defense": r.defense,
+                "defense_pool": r.defense_pool, "damage_pool": r.damage_pool,
+                "damage_type": r.damage_type, "soak_pool": r.soak_pool, "p_hit": r.p_hit,
+                "expected_levels": r.expected_levels, "p_big_hit": r.p_big_hit,
+                "distribution": {str(k): p for k, p in enumerate(r.distribution)},
+            } for r in card.rows],
+        }))
+        return
+    for line in card_lines(card):
+        click.echo(line)
 
 
 @main.command("scenarios")
