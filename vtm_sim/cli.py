@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -52,6 +54,7 @@ from vtm_sim.simulate import fight as run_fight
 from vtm_sim.stats import load_stat_block
 from vtm_sim.tables import DamageType, WeaponClass, load_tables
 from vtm_sim.tactics import TacticianPolicy
+from vtm_sim.tournament import check_setup, run_tournament, table_lines
 
 SEED_HELP = "Seed of the dice not given with --faces (default 0)."
 RULES_HELP = "Rules profile: a name under configs/rules/ or a YAML file."
@@ -757,6 +760,51 @@ def card_cmd(attacker_file: str, defender_file: str, distance: float, no_defense
         }))
         return
     for line in card_lines(card):
+        click.echo(line)
+
+
+@main.command("tournament")
+@click.argument("scenario_name", metavar="[SCENARIO]", default="duel")
+@click.option("--policies", default="nearest,tactician,random", show_default=True,
+              metavar="A,B,...", help="Policies to pit against each other.")
+@click.option("--battles", type=click.IntRange(1, 100000), default=100, show_default=True,
+              metavar="N", help="Seeded battles per pairing.")
+@click.option("--seed", type=int, default=0, metavar="N", help="First seed (default 0).")
+@click.option("--side", type=int, default=None, metavar="S",
+              help="The side the row policy plays (default the scenario's first).")
+@click.option("--out", "out_dir", type=click.Path(file_okay=False), default=None,
+              metavar="DIR", help="Write results.json (with the resolved setup) here.")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+def tournament_cmd(scenario_name: str, policies: str, battles: int, seed: int,
+                   side: int | None, out_dir: str | None, as_json: bool) -> None:
+    """Pit policies against each other on a scenario: a results table with 95% intervals."""
+    names = [p.strip() for p in policies.split(",") if p.strip()]
+    with user_errors():
+        scenario = load_scenario(scenario_name)
+        check_setup(scenario, names, side)
+        total = len(names) ** 2 * battles
+        with click.progressbar(length=total, label="battles", file=sys.stderr,
+                               show_pos=True) as bar:
+            result = run_tournament(scenario, names, battles=battles, seed=seed, side=side,
+                                    progress=bar.update)
+    data = {
+        "scenario": result.scenario, "scenario_file": scenario.source,
+        "rules": scenario.rules.model_dump(), "policies": list(result.policies),
+        "battles": battles, "seed": seed, "side": result.side,
+        "table": [asdict(r) for r in result.table()],
+        "pairs": [{"a": a, "b": b, **asdict(t), "score": t.score}
+                  for (a, b), t in result.pairs.items()],
+    }
+    if out_dir is not None:
+        try:
+            Path(out_dir).mkdir(parents=True, exist_ok=True)
+            (Path(out_dir) / "results.json").write_text(_dump(data) + "\n", encoding="utf-8")
+        except OSError as exc:
+            _fail(f"--out {out_dir}: cannot write ({exc.strerror})")
+    if as_json:
+        click.echo(_dump(data))
+        return
+    for line in table_lines(result):
         click.echo(line)
 
 
