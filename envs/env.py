@@ -142,12 +142,7 @@ class VtmEnv(gym.Env[ObsType, np.int64]):
         self.agent_id = agent_id
         self.side = self.scenario.fighters[agent_id].side
         self.catalog = ActionCatalog.for_scenario(self.scenario, tables)
-        self.encoder = ObservationEncoder(
-            n,
-            self.scenario.rules,
-            max_celerity=max(f.stats.discipline("celerity") for f in self.scenario.fighters),
-            max_penalty=max(level.penalty for level in tables.health),
-        )
+        self.encoder = ObservationEncoder.for_scenario(self.scenario, tables)
         self.obs_mode = obs_mode
         self.action_space = gym.spaces.Discrete(self.catalog.size)
         self.observation_space = cast(

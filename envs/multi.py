@@ -99,12 +99,7 @@ class VtmParallelEnv(ParallelEnv):  # type: ignore[misc]
         fighters = self.scenario.fighters
         n = len(fighters)
         self.catalog = ActionCatalog.for_scenario(self.scenario, tables)
-        self.encoder = ObservationEncoder(
-            n,
-            self.scenario.rules,
-            max_celerity=max(f.stats.discipline("celerity") for f in fighters),
-            max_penalty=max(level.penalty for level in tables.health),
-        )
+        self.encoder = ObservationEncoder.for_scenario(self.scenario, tables)
         self.noop = self.catalog.size
         self.obs_mode = obs_mode
         self.illegal_action = illegal_action

@@ -49,8 +49,9 @@ from vtm_sim.battle import MANEUVERS, Battle
 from vtm_sim.choices import Decision, DecisionKind
 from vtm_sim.combatant import Combatant
 from vtm_sim.rules import RuleSet
+from vtm_sim.scenario import Scenario
 from vtm_sim.space import CoverLevel
-from vtm_sim.tables import WeaponClass
+from vtm_sim.tables import Tables, WeaponClass, load_tables
 
 __all__ = ["OBS_VERSION", "Block", "ObservationEncoder"]
 
@@ -175,6 +176,18 @@ class ObservationEncoder:
         max_celerity: the Celerity scale.
         max_penalty: the largest wound penalty of the health table.
     """
+
+    @classmethod
+    def for_scenario(cls, scenario: Scenario, tables: Tables | None = None) -> ObservationEncoder:
+        """The encoder of a scenario: its size, rules, highest Celerity, worst wound penalty."""
+        tables = tables or load_tables()
+        fighters = scenario.fighters
+        return cls(
+            len(fighters),
+            scenario.rules,
+            max_celerity=max(f.stats.discipline("celerity") for f in fighters),
+            max_penalty=max(level.penalty for level in tables.health),
+        )
 
     def __init__(
         self,

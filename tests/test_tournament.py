@@ -70,3 +70,19 @@ def test_tournament_cli_prints_the_table_and_writes_results(tmp_path: Path) -> N
     assert {r["policy"] for r in data["table"]} == {"nearest", "tactician", "random"}
     bad = runner.invoke(main, ["tournament", "duel", "--policies", "nearest,genius"])
     assert bad.exit_code == 2 and "genius" in bad.output and "Traceback" not in bad.output
+
+
+def test_scripted_env_agent_plays_in_a_tournament() -> None:
+    """An observation-and-mask agent (agents.scripted.BrawlerAgent) plays through
+    envs.adapter.AgentPolicy, seeing what the env would show it."""
+    runner = CliRunner()
+    out = runner.invoke(
+        main,
+        ["tournament", "knife_duel", "--policies", "brawler,random", "--battles", "4", "--json"],
+    )
+    assert out.exit_code == 0, out.output
+    data = json.loads(out.output[out.output.index("{") :])
+    rows = {r["policy"]: r for r in data["table"]}
+    assert rows["brawler"]["games"] == 16 and rows["brawler"]["score"] > rows["random"]["score"]
+    bad = runner.invoke(main, ["tournament", "duel", "--policies", "model:/no/such.zip"])
+    assert bad.exit_code == 2 and "cannot load" in bad.output

@@ -46,6 +46,16 @@ def test_maskable_ppo_trains_saves_and_loads(tmp_path: Path) -> None:
     agent = LearnedAgent.load(path)
     assert agent.info.algo == "MaskablePPO" and agent.info.catalog_size == env.action_space.n
     assert -2.0 < episode_reward(agent, seed=0) < 2.0
+    # the saved model joins a tournament beside the engine's policies
+    from click.testing import CliRunner
+
+    from vtm_sim.cli import main
+
+    out = CliRunner().invoke(
+        main, ["tournament", "duel", "--policies", f"nearest,model:{path}", "--battles", "3"]
+    )
+    assert out.exit_code == 0, out.output
+    assert f"model:{path}" in out.output
 
 
 def test_ppo_with_penalized_illegal_actions(tmp_path: Path) -> None:

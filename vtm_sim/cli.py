@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import asdict
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any, Literal, NoReturn
 
 import click
 import numpy as np
@@ -41,20 +41,20 @@ from vtm_sim.card import card_lines, tactic_card
 from vtm_sim.choices import DefenseKind
 from vtm_sim.combatant import Combatant
 from vtm_sim.dice import DiceSource, RngDice, Roll, ScriptedDice, SpecialtyRule, roll
-from vtm_sim.errors import DiceError, IllegalActionError, VtmSimError
+from vtm_sim.errors import ConfigError, DiceError, IllegalActionError, VtmSimError
 from vtm_sim.events import EventKind, EventLog
 from vtm_sim.narration import narrate, plural, roll_text
 from vtm_sim.odds import attack_odds, roll_odds
 from vtm_sim.policy import NearestEnemyPolicy
 from vtm_sim.replay import replay as replay_log
 from vtm_sim.rules import RuleSet, load_rules
-from vtm_sim.scenario import list_scenarios, load_scenario
+from vtm_sim.scenario import Scenario, list_scenarios, load_scenario
 from vtm_sim.simulate import Policy, play
 from vtm_sim.simulate import fight as run_fight
 from vtm_sim.stats import load_stat_block
 from vtm_sim.tables import DamageType, WeaponClass, load_tables
 from vtm_sim.tactics import TacticianPolicy
-from vtm_sim.tournament import check_setup, run_tournament, table_lines
+from vtm_sim.tournament import POLICIES, PolicyMaker, check_setup, run_tournament, table_lines
 
 SEED_HELP = "Seed of the dice not given with --faces (default 0)."
 RULES_HELP = "Rules profile: a name under configs/rules/ or a YAML file."
@@ -763,10 +763,48 @@ def card_cmd(attacker_file: str, defender_file: str, distance: float, no_defense
         click.echo(line)
 
 
+def _agent_makers(names: list[str], scenario: Scenario) -> dict[str, PolicyMaker]:
+    """Scripted and learned env agents as battle policies (imports envs only if asked)."""
+    makers: dict[str, PolicyMaker] = {}
+    wanted = [n for n in names if n == "brawler" or n.startswith("model:")]
+    if not wanted:
+        return makers
+    from agents.scripted import BrawlerAgent
+    from envs.adapter import AgentPolicy
+
+    def brawler(_rng: np.random.Generator, cid: int) -> Policy:
+        return AgentPolicy(lambda catalog, encoder: BrawlerAgent(catalog, encoder, cid), scenario)
+
+    for name in wanted:
+        if name == "brawler":
+            makers[name] = brawler
+        else:
+            makers[name] = _learned_maker(name.removeprefix("model:"), scenario)
+    return makers
+
+
+def _learned_maker(path: str, scenario: Scenario) -> PolicyMaker:
+    from agents.learned import LearnedAgent
+    from envs.adapter import AgentPolicy
+
+    try:
+        agent = LearnedAgent.load(path)
+    except (OSError, ValueError, ImportError) as exc:
+        raise ConfigError(f"--policies: {path}: cannot load the model ({exc})") from None
+    mode: Literal["flat", "dict"] = "dict" if agent.info.obs_mode == "dict" else "flat"
+
+    def make(_rng: np.random.Generator, _cid: int) -> Policy:
+        return AgentPolicy(agent, scenario, obs_mode=mode)
+
+    return make
+
+
 @main.command("tournament")
 @click.argument("scenario_name", metavar="[SCENARIO]", default="duel")
 @click.option("--policies", default="nearest,tactician,random", show_default=True,
-              metavar="A,B,...", help="Policies to pit against each other.")
+              metavar="A,B,...",
+              help="Policies to pit against each other: nearest, tactician, random, "
+              "brawler (the scripted env agent), or model:PATH (a saved trained agent).")
 @click.option("--battles", type=click.IntRange(1, 100000), default=100, show_default=True,
               metavar="N", help="Seeded battles per pairing.")
 @click.option("--seed", type=int, default=0, metavar="N", help="First seed (default 0).")
@@ -781,12 +819,13 @@ def tournament_cmd(scenario_name: str, policies: str, battles: int, seed: int,
     names = [p.strip() for p in policies.split(",") if p.strip()]
     with user_errors():
         scenario = load_scenario(scenario_name)
-        check_setup(scenario, names, side)
+        makers = _agent_makers(names, scenario)
+        check_setup(scenario, names, side, {**POLICIES, **makers})
         total = len(names) ** 2 * battles
         with click.progressbar(length=total, label="battles", file=sys.stderr,
                                show_pos=True) as bar:
             result = run_tournament(scenario, names, battles=battles, seed=seed, side=side,
-                                    progress=bar.update)
+                                    progress=bar.update, makers=makers)
     data = {
         "scenario": result.scenario, "scenario_file": scenario.source,
         "rules": scenario.rules.model_dump(), "policies": list(result.policies),

@@ -8,7 +8,7 @@ difference in play, not in dice. Results come with Wilson 95% intervals.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -21,11 +21,12 @@ from vtm_sim.tactics import TacticianPolicy
 
 Z95 = 1.959964  # two-sided 95% normal quantile
 
-PolicyMaker = Callable[[np.random.Generator], Policy]
+# A policy for one combatant (its id), with a generator of its own.
+PolicyMaker = Callable[[np.random.Generator, int], Policy]
 POLICIES: dict[str, PolicyMaker] = {
-    "nearest": lambda _rng: NearestEnemyPolicy(),
-    "tactician": lambda _rng: TacticianPolicy(),
-    "random": lambda rng: RandomPolicy(rng),
+    "nearest": lambda _rng, _cid: NearestEnemyPolicy(),
+    "tactician": lambda _rng, _cid: TacticianPolicy(),
+    "random": lambda rng, _cid: RandomPolicy(rng),
 }
 
 
@@ -111,14 +112,20 @@ class TournamentResult:
         return rows
 
 
-def check_setup(scenario: Scenario, policies: Sequence[str], side: int | None) -> int:
+def check_setup(
+    scenario: Scenario,
+    policies: Sequence[str],
+    side: int | None,
+    known: Mapping[str, PolicyMaker] | None = None,
+) -> int:
     """Validate the policy names and the side; returns the side policy A plays."""
+    known = POLICIES if known is None else known
     if not policies:
         raise ConfigError("--policies: expected at least one policy name")
     for name in policies:
-        if name not in POLICIES:
+        if name not in known:
             raise ConfigError(
-                f"--policies: {name!r} is unknown (expected one of {', '.join(POLICIES)})"
+                f"--policies: {name!r} is unknown (expected one of {', '.join(known)})"
             )
     sides = sorted({f.side for f in scenario.fighters})
     a_side = sides[0] if side is None else side
@@ -135,15 +142,18 @@ def run_tournament(
     seed: int = 0,
     side: int | None = None,
     progress: Callable[[int], None] | None = None,
+    makers: Mapping[str, PolicyMaker] | None = None,
 ) -> TournamentResult:
     """Every ordered pairing of ``policies`` plays ``battles`` seeded battles.
 
     Policy A runs ``side`` (default: the scenario's first) and policy B every
     other side; a pairing is scored from A's point of view and each policy's
     totals count its games on either side. Seeds ``seed .. seed + battles - 1``
-    are the same for every pairing.
+    are the same for every pairing. ``makers`` adds policies to the built-in
+    ones (the CLI adds scripted and learned agents through ``envs``).
     """
-    a_side = check_setup(scenario, policies, side)
+    known = {**POLICIES, **(makers or {})}
+    a_side = check_setup(scenario, policies, side, known)
     result = TournamentResult(scenario.name, tuple(policies), battles, seed, a_side)
     for name in policies:
         result.totals[name] = Tally()
@@ -153,7 +163,10 @@ def run_tournament(
             for k in range(battles):
                 s = seed + k
                 rng = np.random.default_rng([s, 7])
-                pols = [POLICIES[a if f.side == a_side else b](rng) for f in scenario.fighters]
+                pols = [
+                    known[a if f.side == a_side else b](rng, i)
+                    for i, f in enumerate(scenario.fighters)
+                ]
                 battle = play(scenario.battle(seed=s), pols)
                 outcome = 0 if battle.winner is None else (1 if battle.winner == a_side else -1)
                 pair.add(outcome, battle.turn)

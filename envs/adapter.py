@@ -1,0 +1,51 @@
+"""Agents in engine battles: an observation-and-mask agent as a battle policy.
+
+Scripted and learned agents (``agents/``) act on the env's observation and
+action mask; :class:`AgentPolicy` gives them the engine's policy interface
+(``choose(battle, decision)``), so they can play in ``vtm-sim`` fights and
+tournaments beside the engine's own policies, seeing exactly what the env
+would show them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Literal
+
+from agents.base import Agent, Explaining
+from envs.actions import ActionCatalog, passive_choice
+from envs.observation import ObservationEncoder
+from vtm_sim.battle import Battle
+from vtm_sim.choices import Choice, Decision
+from vtm_sim.scenario import Scenario
+
+__all__ = ["AgentPolicy"]
+
+
+class AgentPolicy:
+    """Answers a battle's decisions with an ``act(observation, mask)`` agent."""
+
+    def __init__(
+        self,
+        agent: Agent | Callable[[ActionCatalog, ObservationEncoder], Agent],
+        scenario: Scenario,
+        *,
+        obs_mode: Literal["flat", "dict"] = "flat",
+    ) -> None:
+        """``agent`` is an agent, or a function building one from the catalog and encoder."""
+        self.catalog = ActionCatalog.for_scenario(scenario)
+        self.encoder = ObservationEncoder.for_scenario(scenario)
+        self.agent: Agent = agent if isinstance(agent, Agent) else agent(self.catalog, self.encoder)
+        self.obs_mode = obs_mode
+
+    def choose(self, battle: Battle, decision: Decision) -> Choice:
+        if len(decision.options) == 1:
+            return decision.options[0]
+        flat = self.encoder.encode(battle, decision.actor)
+        obs = self.encoder.split(flat) if self.obs_mode == "dict" else flat
+        index = int(self.agent.act(obs, self.catalog.mask(decision)))
+        choice = self.catalog.choices[index] if 0 <= index < self.catalog.size else None
+        return choice if choice in decision.options else passive_choice(decision)
+
+    def explain(self) -> str:
+        return self.agent.explain() if isinstance(self.agent, Explaining) else "a trained agent"
