@@ -639,3 +639,37 @@ def test_card_command_prints_the_tactic_card() -> None:
     assert "file not found" in user_error(
         "card", "--attacker", "nope.yaml", "--against", "configs/characters/brawler.yaml"
     )
+
+
+def test_MOVE_3_jump_command_with_the_storytellers_dice() -> None:
+    """MOVE-3: Strength (+ Athletics running) at difficulty 3; 4 ft across or 2 ft up
+    per success."""
+    elder = "configs/characters/elder.yaml"  # Strength 4, Athletics 3
+    data = run_json("jump", elder, "--running", "--faces", "3,2,9,1,5,6,2", "--json")
+    assert data["pool"] == 7 and data["difficulty"] == 3
+    assert data["successes"] == 3 and data["feet"] == 12  # 3, 9, 5, 6 hit; the 1 cancels
+    data = run_json("jump", elder, "--vertical", "--faces", "3,3,1,2", "--json")
+    assert data["pool"] == 4 and data["feet"] == 2
+
+
+def test_MOVE_4_pursuit_command_plays_the_extended_contest() -> None:
+    """MOVE-4: the quarry's lead is one success per 2 yards; the chase ends when the
+    pursuer's total exceeds the quarry's."""
+    data = run_json(
+        "pursuit",
+        "--quarry",
+        "configs/characters/thug.yaml",
+        "--pursuer",
+        "configs/characters/elder.yaml",
+        "--lead",
+        "14",
+        "--seed",
+        "2",
+        "--json",
+    )
+    assert data["lead_successes"] == 7
+    last = data["rounds"][-1]
+    assert data["caught"] == (last["pursuer_total"] > last["quarry_total"])
+    totals = [r["quarry_total"] for r in data["rounds"]]
+    assert totals == sorted(totals) and totals[0] >= 7
+    assert data["tiring"] == (["Street Thug"] if data["turns"] > 3 else [])

@@ -43,6 +43,7 @@ from vtm_sim.combatant import Combatant
 from vtm_sim.dice import DiceSource, RngDice, Roll, ScriptedDice, SpecialtyRule, roll
 from vtm_sim.errors import ConfigError, DiceError, IllegalActionError, VtmSimError
 from vtm_sim.events import EventKind, EventLog
+from vtm_sim.movement import JUMP_DIFFICULTY, Pursuit, jump_feet, jump_pool
 from vtm_sim.narration import narrate, plural, roll_text
 from vtm_sim.odds import attack_odds, roll_odds
 from vtm_sim.policy import NearestEnemyPolicy
@@ -114,6 +115,14 @@ def _parse_faces(text: str, where: str) -> list[int]:
         return [int(t) for t in items]
     except ValueError:
         _fail(f"{where}: expected comma-separated d10 faces such as 1,9,10 (got {text!r})")
+
+
+def _roll_words(r: Roll) -> str:
+    """A roll in the narration's words: ``6 dice at difficulty 6 -> ...: 2 successes``."""
+    return roll_text({
+        "pool": r.pool, "diff": r.difficulty, "faces": list(r.faces), "succ": r.successes,
+        "botch": r.botch, "spec": r.specialty, "wp": r.willpower,
+    })
 
 
 def _roll_json(r: Roll | None) -> dict[str, Any] | None:
@@ -253,16 +262,7 @@ def roll_cmd(
     if as_json:
         click.echo(_dump(data))
         return
-    ev = {
-        "pool": r.pool,
-        "diff": r.difficulty,
-        "faces": list(r.faces),
-        "succ": r.successes,
-        "botch": r.botch,
-        "spec": r.specialty,
-        "wp": r.willpower,
-    }
-    text = roll_text(ev)
+    text = _roll_words(r)
     if damage:
         text = text.replace(" at difficulty", " (damage roll) at difficulty", 1)
     clamped = (
@@ -845,6 +845,86 @@ def tournament_cmd(scenario_name: str, policies: str, battles: int, seed: int,
         return
     for line in table_lines(result):
         click.echo(line)
+
+
+@main.command("jump")
+@click.argument("sheet_file", metavar="FILE")
+@click.option("--running", is_flag=True, help="A running jump: Strength + Athletics.")
+@click.option("--vertical", is_flag=True, help="Up (2 ft a success) rather than across (4 ft).")
+@click.option("--faces", default=None, metavar="1,9,...", help="The dice you rolled.")
+@click.option("--seed", type=int, default=0, metavar="N", help=SEED_HELP)
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+def jump_cmd(sheet_file: str, running: bool, vertical: bool, faces: str | None, seed: int,
+             as_json: bool) -> None:
+    """MOVE-3: how far a character jumps (Strength, + Athletics running, difficulty 3)."""
+    with user_errors():
+        tables = load_tables()
+        c = Combatant.create(0, load_stat_block(sheet_file, tables), 0, tables)
+        pool = jump_pool(c, running)
+        dice: DiceSource = (ScriptedDice(_parse_faces(faces, "--faces"), "--faces")
+                            if faces is not None else _rng_dice(seed))
+        r = roll(pool, JUMP_DIFFICULTY, dice)
+        feet = jump_feet(r.successes, vertical=vertical)
+    if as_json:
+        click.echo(_dump({**(_roll_json(r) or {}), "feet": feet, "vertical": vertical,
+                          "running": running}))
+        return
+    way = "up" if vertical else "across"
+    click.echo(f"{c.name} jumps ({'running' if running else 'standing'}): {_roll_words(r)} "
+               f"-> {feet:g} ft {way} ({feet * 0.3048:.2f} m).")
+
+
+def chase_lead(lead: float, vehicles: bool) -> int:
+    return Pursuit.start(lead, vehicles=vehicles).quarry
+
+
+@main.command("pursuit")
+@click.option("--quarry", "quarry_file", required=True, metavar="FILE", help="Who runs.")
+@click.option("--pursuer", "pursuer_file", required=True, metavar="FILE", help="Who chases.")
+@click.option("--lead", type=click.FloatRange(min=0), required=True, metavar="YARDS",
+              help="The quarry's head start.")
+@click.option("--vehicles", is_flag=True, help="A car chase: one success per 10 yards of lead.")
+@click.option("--turns", type=click.IntRange(1, 1000), default=10, show_default=True,
+              metavar="N", help="Turns to play before the Storyteller calls it.")
+@click.option("--seed", type=int, default=0, metavar="N", help=SEED_HELP)
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+def pursuit_cmd(quarry_file: str, pursuer_file: str, lead: float, vehicles: bool, turns: int,
+                seed: int, as_json: bool) -> None:
+    """MOVE-4: a chase as an extended Dexterity + Athletics contest."""
+    with user_errors():
+        tables = load_tables()
+        q = Combatant.create(0, load_stat_block(quarry_file, tables), 0, tables)
+        p = Combatant.create(1, load_stat_block(pursuer_file, tables), 1, tables)
+        dice = _rng_dice(seed)
+        chase = Pursuit.start(lead, vehicles=vehicles)
+        lines, rows = [], []
+        for turn in range(1, turns + 1):
+            rp = roll(p.attr("dexterity") + p.stats.ability("athletics") - p.armor_penalty, 6,
+                      dice)
+            rq = roll(q.attr("dexterity") + q.stats.ability("athletics") - q.armor_penalty, 6,
+                      dice)
+            caught = chase.turn(rp.successes, rq.successes)
+            rows.append({"turn": turn, "pursuer": _roll_json(rp), "quarry": _roll_json(rq),
+                         "pursuer_total": chase.pursuer, "quarry_total": chase.quarry})
+            lines.append(f"Turn {turn}: {p.name} {_roll_words(rp)}; {q.name} {_roll_words(rq)}; "
+                         f"totals {chase.pursuer} against {chase.quarry}.")
+            if caught:
+                break
+    tired = [c.name for c in (q, p) if not c.vampire and turn > c.attr("stamina")]
+    if as_json:
+        click.echo(_dump({"lead_successes": chase_lead(lead, vehicles),
+                          "caught": chase.caught, "turns": turn, "rounds": rows,
+                          "tiring": tired}))
+        return
+    head = plural(chase_lead(lead, vehicles), "success", "successes")
+    click.echo(f"{q.name} runs with a {lead:g}-yard lead ({head}).")
+    for line in lines:
+        click.echo(line)
+    click.echo(f"{p.name} catches {q.name} on turn {turn}." if chase.caught
+               else f"{q.name} is still ahead after {plural(turn, 'turn')}.")
+    if tired:
+        click.echo(f"Mortals tire (MOVE-4): {', '.join(tired)} may flag, at the Storyteller's "
+                   "call; vampires do not.")
 
 
 @main.command("scenarios")
