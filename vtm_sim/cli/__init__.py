@@ -1,0 +1,13 @@
+"""The ``vtm-sim`` command line: thin Click commands over the library (STYLE 11).
+
+Each command parses its options, loads the YAML it names, calls the library
+and prints (``--json`` for machine-readable output). User errors print one
+line on stderr and exit with status 2 (1 when a replay fails to verify);
+never a traceback. Dice come from ``--seed`` (default 0) unless given with
+``--faces``; the same seed always prints the same bytes.
+"""
+
+from vtm_sim.cli import attacks, battles, rolls
+from vtm_sim.cli.base import main
+
+__all__ = ["attacks", "battles", "main", "rolls"]
