@@ -673,3 +673,19 @@ def test_MOVE_4_pursuit_command_plays_the_extended_contest() -> None:
     totals = [r["quarry_total"] for r in data["rounds"]]
     assert totals == sorted(totals) and totals[0] >= 7
     assert data["tiring"] == (["Street Thug"] if data["turns"] > 3 else [])
+
+
+def test_train_without_the_training_extra_is_a_clear_error(monkeypatch: Any) -> None:
+    """Without torch/stable-baselines3 `train` says what to install, in one line."""
+    import builtins
+
+    real_import = builtins.__import__
+
+    def no_sb3(name: str, *args: Any, **kwargs: Any) -> Any:
+        if name.startswith(("sb3_contrib", "stable_baselines3")):
+            raise ImportError(name)
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", no_sb3)
+    msg = user_error("train", "--steps", "64")
+    assert "torch==2.13.0" in msg and "training" in msg

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -64,3 +65,18 @@ def test_ppo_with_penalized_illegal_actions(tmp_path: Path) -> None:
     model.learn(2048)
     agent = LearnedAgent.load(save_model(model, tmp_path / "duel_ppo", env, seed=0))
     episode_reward(agent, seed=1)  # acts only among legal actions: never raises
+
+
+def test_train_command_saves_a_model_with_metadata(tmp_path: Path) -> None:
+    """`vtm-sim train` trains, saves the .zip with its .json and command line."""
+    from click.testing import CliRunner
+
+    from vtm_sim.cli import main
+
+    out = CliRunner().invoke(
+        main, ["train", "--steps", "256", "--out", str(tmp_path / "m"), "--seed", "3"]
+    )
+    assert out.exit_code == 0, out.output
+    info = json.loads((tmp_path / "m.json").read_text())
+    assert info["algo"] == "MaskablePPO" and info["seed"] == 3 and info["scenario"] == "duel"
+    assert (tmp_path / "m.zip").exists() and (tmp_path / "m.command.txt").exists()
