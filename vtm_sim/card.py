@@ -11,14 +11,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from vtm_sim.attack import defense_pool, effective_damage_type, legal_defenses, soak_pool
+from vtm_sim.attack import defense_pool, effective_damage_type, soak_pool
 from vtm_sim.battle import MANEUVERS, Battle, Fighter
-from vtm_sim.choices import Action, ActionKind
+from vtm_sim.choices import Action, ActionKind, DefenseKind
 from vtm_sim.dice import ScriptedDice
-from vtm_sim.odds import attack_odds
+from vtm_sim.forecast import best_defense, expected, plan_odds
 from vtm_sim.rules import RuleSet
 from vtm_sim.stats import StatBlock
-from vtm_sim.tables import DamageType
 
 BIG_HIT = 3  # levels that make a blow "crippling" on the card
 
@@ -69,27 +68,17 @@ def tactic_card(attacker: StatBlock, defender: StatBlock, *, distance: float,
         plan = battle.plan(0, Action(ActionKind.ATTACK, m, 1))
         if plan is None or plan.pool <= 0 or plan.no_damage:
             continue
-        d_kind, d_pool = "none", 0
-        if defend:
-            for k in legal_defenses(foe, plan, room=not battle.field.cramped):
-                pool = defense_pool(foe, k, 0)
-                if pool > d_pool:
-                    d_kind, d_pool = k.value, pool
+        kind = best_defense(foe, plan, room=not battle.field.cramped) if defend else (
+            DefenseKind.NONE)
+        d_pool = defense_pool(foe, kind, 0) if kind is not DefenseKind.NONE else 0
         dtype = effective_damage_type(plan.damage_type, plan.weapon, foe, rules)
         s_pool = soak_pool(foe, dtype, rules, elemental=plan.weapon.elemental)
-        spray = m == "spray"
-        dist = attack_odds(
-            attack_pool=plan.pool, attack_difficulty=plan.difficulty,
-            attack_specialty=rules.specialty if plan.specialty else None,
-            defense_pool=d_pool, defense_difficulty=6 + (1 if spray else 0),
-            damage_base=plan.damage_base, extra_successes_add=plan.extra_successes_add,
-            soak_pool=s_pool, halve=dtype is DamageType.BASHING and foe.vampire,
-            auto_hit=plan.auto_hit, damage_auto=plan.damage_auto, lone_spray=spray,
-        )
+        dist = plan_odds(plan, foe, rules, kind)
+        d_kind = kind.value
         rows.append(CardRow(
             m, plan.weapon.name, plan.pool, plan.difficulty, d_kind, d_pool,
             plan.damage_base, dtype.value, s_pool, 1.0 - dist[0],
-            sum(k * p for k, p in enumerate(dist)), sum(dist[BIG_HIT:]), dist,
+            expected(dist), sum(dist[BIG_HIT:]), dist,
         ))
     return TacticCard(attacker.name, defender.name, float(distance), rules.name, tuple(rows))
 

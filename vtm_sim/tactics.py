@@ -17,9 +17,7 @@ from vtm_sim.attack import (
     SHOOTING,
     AttackPlan,
     defense_pool,
-    effective_damage_type,
     hand_weapon,
-    legal_defenses,
     soak_pool,
 )
 from vtm_sim.battle import Battle
@@ -38,6 +36,7 @@ from vtm_sim.choices import (
     DefenseKind,
 )
 from vtm_sim.combatant import Combatant
+from vtm_sim.forecast import best_defense, expected, plan_odds
 from vtm_sim.odds import attack_odds
 from vtm_sim.tables import DamageType
 
@@ -62,33 +61,15 @@ def estimate(battle: Battle, me: Combatant, action: Action, plan: AttackPlan) ->
     """Exact odds of one attack option against its target's likely defense."""
     assert action.target is not None
     t = battle.combatants[action.target]
-    rules = battle.rules
-    d_pool = 0
+    penalty = t.defenses_used if t.full_defense else 0  # DEF-7
+    kind = DefenseKind.NONE
     if t.full_defense or t.actions_left > 0:
-        pools = [
-            defense_pool(t, k, t.defenses_used if t.full_defense else 0)
-            for k in legal_defenses(t, plan, room=not battle.field.cramped)
-        ]
-        d_pool = max(pools, default=0)
-    dtype = effective_damage_type(plan.damage_type, plan.weapon, t, rules)
-    spray = plan.maneuver == "spray"
-    dist = attack_odds(
-        attack_pool=plan.pool,
-        attack_difficulty=plan.difficulty,
-        attack_specialty=rules.specialty if plan.specialty else None,
-        defense_pool=d_pool,
-        defense_difficulty=6 + (1 if spray else 0),
-        damage_base=plan.damage_base,
-        extra_successes_add=plan.extra_successes_add,
-        soak_pool=soak_pool(t, dtype, rules, elemental=plan.weapon.elemental),
-        halve=dtype is DamageType.BASHING and t.vampire,
-        auto_hit=plan.auto_hit,
-        damage_auto=plan.damage_auto,
-        lone_spray=spray,
-    )
+        kind = best_defense(t, plan, room=not battle.field.cramped, penalty=penalty)
+    d_pool = 0 if kind is DefenseKind.NONE else defense_pool(t, kind, penalty)
+    dist = plan_odds(plan, t, battle.rules, kind, defense_penalty=penalty)
     p_hit = 1.0 - dist[0] if not plan.no_damage else _p_hit(plan, d_pool)
-    expected = 0.0 if plan.no_damage else sum(k * p for k, p in enumerate(dist))
-    value = expected
+    levels = 0.0 if plan.no_damage else expected(dist)
+    value = levels
     if me.vampire and plan.effect in ("clinch", "hold"):
         value += GRAPPLE_VALUE * p_hit
     if plan.effect == "feed":
@@ -98,7 +79,7 @@ def estimate(battle: Battle, me: Combatant, action: Action, plan: AttackPlan) ->
         value += 0.5 * p_hit
     if plan.weapon.name == "stake" and action.called is CalledShot.TINY and t.vampire:
         value += STAKE_VALUE * (sum(dist[3:]) if len(dist) > 3 else 0.0)
-    return Estimate(p_hit, expected, value)
+    return Estimate(p_hit, levels, value)
 
 
 def _p_hit(plan: AttackPlan, d_pool: int) -> float:
@@ -225,21 +206,8 @@ class TacticianPolicy:
         plan = battle.plan(decision.attacker, a)
         if plan is None:
             return 0.0
-        rules = battle.rules
-        dtype = effective_damage_type(plan.damage_type, plan.weapon, me, rules)
-        dist = attack_odds(
-            attack_pool=plan.pool,
-            attack_difficulty=plan.difficulty,
-            attack_specialty=rules.specialty if plan.specialty else None,
-            damage_base=plan.damage_base,
-            extra_successes_add=plan.extra_successes_add,
-            soak_pool=soak_pool(me, dtype, rules, elemental=plan.weapon.elemental),
-            halve=dtype is DamageType.BASHING and me.vampire,
-            auto_hit=plan.auto_hit,
-            damage_auto=plan.damage_auto,
-            lone_spray=plan.maneuver == "spray",
-        )
-        return 0.0 if plan.no_damage else sum(k * p for k, p in enumerate(dist))
+        dist = plan_odds(plan, me, battle.rules)
+        return 0.0 if plan.no_damage else expected(dist)
 
     def _act(self, battle: Battle, me: Combatant, decision: Decision) -> Choice:
         actions = [o for o in decision.options if isinstance(o, Action)]

@@ -9,17 +9,13 @@ import click
 from vtm_sim.attack import (
     BASE_DIFFICULTY,
     CLOSE_MANEUVERS,
-    DEFENSE_ABILITY,
     AttackPlan,
-    defense_pool,
-    effective_damage_type,
     legal_defenses,
     maneuver_weapon,
     plan_attack,
     range_modifier,
     resolve_attack,
     roll_attack,
-    soak_pool,
 )
 from vtm_sim.battle import sheet_of
 from vtm_sim.card import card_lines, tactic_card
@@ -42,11 +38,11 @@ from vtm_sim.combatant import Combatant
 from vtm_sim.dice import DiceSource, ScriptedDice
 from vtm_sim.errors import DiceError, IllegalActionError
 from vtm_sim.events import EventKind, EventLog
+from vtm_sim.forecast import plan_odds
 from vtm_sim.narration import narrate, plural
-from vtm_sim.odds import attack_odds
 from vtm_sim.rules import RuleSet, load_rules
 from vtm_sim.stats import load_stat_block
-from vtm_sim.tables import DamageType, WeaponClass, load_tables
+from vtm_sim.tables import WeaponClass, load_tables
 
 
 def _parse_attack_faces(text: str | None) -> dict[str, list[int]]:
@@ -154,38 +150,8 @@ def _check_defense(defender: Combatant, plan: AttackPlan, kind: DefenseKind) -> 
 def attack_levels_odds(
     plan: AttackPlan, defender: Combatant, defense: DefenseKind, rules: RuleSet
 ) -> tuple[float, ...]:
-    """Exact distribution of health levels dealt by ``plan`` (index = levels).
-
-    Pools come from the defender's state before the attack; Potence's
-    automatic damage successes (VAMP-5) are included.
-    """
-    spec_rule = rules.specialty
-    d_pool, d_spec = 0, None
-    if defense is not DefenseKind.NONE:
-        d_pool = defense_pool(defender, defense, 0)
-        if defender.stats.has_specialty(DEFENSE_ABILITY[defense]):
-            d_spec = spec_rule
-    dtype = effective_damage_type(plan.damage_type, plan.weapon, defender, rules)
-    s_pool = soak_pool(defender, dtype, rules)
-    halve = dtype is DamageType.BASHING and defender.vampire  # DMG-5
-    a_spec = spec_rule if plan.specialty else None
-    return attack_odds(
-        attack_pool=plan.pool,
-        attack_difficulty=plan.difficulty,
-        attack_specialty=a_spec,
-        defense_pool=d_pool,
-        defense_difficulty=BASE_DIFFICULTY + (1 if plan.maneuver == "spray" else 0),
-        defense_specialty=d_spec,
-        damage_base=plan.damage_base,
-        damage_difficulty=BASE_DIFFICULTY,
-        extra_successes_add=plan.extra_successes_add,
-        soak_pool=s_pool,
-        soak_difficulty=BASE_DIFFICULTY,
-        halve=halve,
-        auto_hit=plan.auto_hit,
-        damage_auto=plan.damage_auto,
-        lone_spray=plan.maneuver == "spray",
-    )
+    """Exact distribution of health levels dealt by ``plan`` (index = levels)."""
+    return plan_odds(plan, defender, rules, defense)
 
 
 @main.command("attack")

@@ -1,0 +1,79 @@
+"""Exact odds of an attack plan against a defender (the plan meets :mod:`vtm_sim.odds`).
+
+One place turns an :class:`~vtm_sim.attack.AttackPlan` and the defender's
+state into the arguments of :func:`vtm_sim.odds.attack_odds`: the defense
+pool and its specialty, the damage type after DMG-4, the soak pool (SOAK-*,
+fire), vampires' halving of bashing (DMG-5), Potence's damage successes
+(VAMP-5) and a lone target in a spray (RNG-6). The ``attack --odds``
+command, tactic cards and the tactician all read their numbers here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from vtm_sim.attack import (
+    BASE_DIFFICULTY,
+    DEFENSE_ABILITY,
+    AttackPlan,
+    defense_pool,
+    effective_damage_type,
+    legal_defenses,
+    soak_pool,
+)
+from vtm_sim.choices import DefenseKind
+from vtm_sim.combatant import Combatant
+from vtm_sim.odds import attack_odds
+from vtm_sim.rules import RuleSet
+from vtm_sim.tables import DamageType
+
+SPRAY_DODGE = 1  # RNG-6
+
+
+def plan_odds(
+    plan: AttackPlan,
+    defender: Combatant,
+    rules: RuleSet,
+    defense: DefenseKind = DefenseKind.NONE,
+    *,
+    defense_penalty: int = 0,
+) -> tuple[float, ...]:
+    """Distribution of health levels ``plan`` deals to ``defender`` (index = levels)."""
+    spray = plan.maneuver == "spray"
+    d_pool, d_spec = 0, None
+    if defense is not DefenseKind.NONE:
+        d_pool = defense_pool(defender, defense, defense_penalty)
+        if defender.stats.has_specialty(DEFENSE_ABILITY[defense]):
+            d_spec = rules.specialty
+    dtype = effective_damage_type(plan.damage_type, plan.weapon, defender, rules)
+    return attack_odds(
+        attack_pool=plan.pool,
+        attack_difficulty=plan.difficulty,
+        attack_specialty=rules.specialty if plan.specialty else None,
+        defense_pool=d_pool,
+        defense_difficulty=BASE_DIFFICULTY + (SPRAY_DODGE if spray else 0),
+        defense_specialty=d_spec,
+        damage_base=plan.damage_base,
+        extra_successes_add=plan.extra_successes_add,
+        soak_pool=soak_pool(defender, dtype, rules, elemental=plan.weapon.elemental),
+        halve=dtype is DamageType.BASHING and defender.vampire,  # DMG-5
+        auto_hit=plan.auto_hit,
+        damage_auto=plan.damage_auto,
+        lone_spray=spray,
+    )
+
+
+def best_defense(defender: Combatant, plan: AttackPlan, *, room: bool = True,
+                 penalty: int = 0) -> DefenseKind:
+    """The legal defense with the largest pool (NONE when none has a die)."""
+    best, best_pool = DefenseKind.NONE, 0
+    for kind in legal_defenses(defender, plan, room=room):
+        pool = defense_pool(defender, kind, penalty)
+        if pool > best_pool:
+            best, best_pool = kind, pool
+    return best
+
+
+def expected(dist: Sequence[float]) -> float:
+    """The mean of a distribution indexed by value."""
+    return sum(k * p for k, p in enumerate(dist))
