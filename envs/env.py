@@ -223,12 +223,7 @@ class VtmEnv(gym.Env[ObsType, np.int64]):
 
     def render(self) -> str | None:
         """The narration of the events since the last step (``render_mode="ansi"``)."""
-        if self.render_mode is None:
-            gym.logger.warn("render() called without a render_mode; pass render_mode='ansi'")
-            return None
-        if self.battle is None:
-            return ""
-        return "\n".join(narrate_since(self.battle.log.events, self._step_start))
+        return render_ansi(self.render_mode, self.battle, self._step_start)
 
     def action_masks(self) -> np.ndarray:
         """The legal actions now (int8, 1 = legal): what MaskablePPO reads."""
@@ -275,6 +270,16 @@ class VtmEnv(gym.Env[ObsType, np.int64]):
         levels_taken(b.log.events, self._step_start, taken)
         dealt = sum(t for t, enemy in zip(taken, self._enemy, strict=True) if enemy)
         return self.shaping * (dealt - taken[self.agent_id])
+
+
+def render_ansi(render_mode: str | None, battle: Battle | None, start: int) -> str | None:
+    """What ``render()`` returns: the narration of the events from ``start`` on."""
+    if render_mode is None:
+        gym.logger.warn("render() called without a render_mode; pass render_mode='ansi'")
+        return None
+    if battle is None:
+        return ""
+    return "\n".join(narrate_since(battle.log.events, start))
 
 
 def narrate_since(events: list[dict[str, Any]], start: int) -> list[str]:

@@ -40,7 +40,7 @@ from pettingzoo import AECEnv, ParallelEnv  # type: ignore[import-untyped]
 from pettingzoo.utils.conversions import parallel_to_aec  # type: ignore[import-untyped]
 
 from envs.actions import ActionCatalog, passive_choice
-from envs.env import levels_taken, load, narrate_since
+from envs.env import levels_taken, load, render_ansi
 from envs.observation import OBS_VERSION, ObservationEncoder
 from vtm_sim.battle import Battle
 from vtm_sim.choices import Choice
@@ -201,12 +201,7 @@ class VtmParallelEnv(ParallelEnv):  # type: ignore[misc]
         return observations, rewards, terminations, truncations, infos
 
     def render(self) -> str | None:
-        if self.render_mode is None:
-            gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi'")
-            return None
-        if self.battle is None:
-            return ""
-        return "\n".join(narrate_since(self.battle.log.events, self._step_start))
+        return render_ansi(self.render_mode, self.battle, self._step_start)
 
     def close(self) -> None:
         self.battle = None

@@ -27,13 +27,11 @@ from vtm_sim.choices import (
     Decision,
 )
 from vtm_sim.combatant import Combatant
-from vtm_sim.dice import DiceSource
 from vtm_sim.effects import Effects
-from vtm_sim.events import EventKind, EventLog
+from vtm_sim.events import EventKind
 from vtm_sim.movement import approach_cost, burden, run_allowance
-from vtm_sim.rules import RuleSet
-from vtm_sim.space import CoverLevel, Field, Lighting
-from vtm_sim.tables import ManeuverSpec, Tables, Weapon, WeaponClass
+from vtm_sim.space import CoverLevel, Lighting
+from vtm_sim.tables import ManeuverSpec, Weapon, WeaponClass
 
 LOG_VERSION = 1
 # Every attack maneuver, in a fixed order (environments build their action space on it).
@@ -57,15 +55,12 @@ Flow = Generator[Decision, Choice, None]
 
 
 class BattleState(Effects):
-    """Combatants, field and rules of a battle, and the queries on them."""
+    """Combatants, field and rules of a battle, and the queries on them.
 
-    combatants: list[Combatant]
-    log: EventLog
-    dice: DiceSource
-    turn: int
-    rules: RuleSet
-    tables: Tables
-    field: Field
+    (``combatants``, ``log``, ``dice``, ``turn``, ``rules``, ``tables`` and
+    ``field`` are declared on :class:`~vtm_sim.effects.Effects`.)
+    """
+
     order: list[Combatant]
     _surprise: tuple[int, int, int, bool] | None  # ATK-11: attacker, target, bonus, unseen
     # what the pending ACT options' plans are made of (built on demand)
