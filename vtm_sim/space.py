@@ -12,7 +12,7 @@ Kept deliberately small and fast (STYLE: the battle loop is a hot path):
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from enum import Enum
 
 
@@ -75,7 +75,6 @@ class Field:
     walls: tuple[Wall, ...] = ()
     lighting: Lighting = Lighting.NORMAL
     cramped: bool = False  # DEF-8: no room to dodge anywhere
-    zones_by_name: dict[str, CoverZone] = field(default_factory=dict, compare=False)
 
     def cover_at(self, x: float, y: float) -> CoverZone | None:
         best: CoverZone | None = None
