@@ -189,6 +189,9 @@ def effective_damage_type(weapon_type: DamageType, weapon: Weapon, target: Comba
     return weapon_type
 
 
+AttackNumbers = tuple[int, int, str, int]  # pool, difficulty, ability, rounds
+
+
 def ammo_needed(weapon: Weapon, spec: ManeuverSpec, ammo: int) -> int | None:
     """RNG-3/5/6/10: rounds a maneuver spends, None if the magazine cannot serve it."""
     if weapon.cls is WeaponClass.THROWN:
@@ -213,7 +216,7 @@ def attack_numbers(
     penalty: int = 0,
     difficulty_mod: int = 0,
     offhand: bool = False,
-) -> tuple[int, int, str, int] | None:
+) -> AttackNumbers | None:
     """The cheap part of a plan: (pool, difficulty, ability, rounds), or None.
 
     Everything that decides whether the attack is possible at all, without
@@ -266,6 +269,7 @@ def plan_attack(
     called: CalledShot | None = None,
     offhand: bool = False,
     weapon: Weapon | None = None,
+    numbers: AttackNumbers | None = None,
 ) -> AttackPlan | None:
     """Compute an attack's pool and difficulty, or None if it is not possible.
 
@@ -277,6 +281,7 @@ def plan_attack(
         called: a called shot (RNG-8).
         offhand: the attack is made with the off-hand weapon (RNG-9).
         weapon: the maneuver's weapon when the caller already knows it.
+        numbers: ``attack_numbers`` of exactly these arguments, when the caller has them.
     """
     spec = tables.maneuvers.get(maneuver)
     if spec is None:
@@ -291,8 +296,9 @@ def plan_attack(
         return None  # RNG-5/6: no called shot with autofire
     sit = situation or Situation()
     dist = attacker.distance(target) if distance is None else distance
-    numbers = attack_numbers(attacker, maneuver, spec, weapon, rules, sit, dist,
-                             penalty=penalty, difficulty_mod=difficulty_mod, offhand=offhand)
+    if numbers is None:
+        numbers = attack_numbers(attacker, maneuver, spec, weapon, rules, sit, dist,
+                                 penalty=penalty, difficulty_mod=difficulty_mod, offhand=offhand)
     if numbers is None:
         return None
     pool, difficulty, ability, rounds = numbers

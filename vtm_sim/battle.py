@@ -23,7 +23,6 @@ from typing import Any
 import numpy as np
 
 from vtm_sim.attack import (
-    Situation,
     hand_weapon,
 )
 from vtm_sim.blood import blood_options, spend_blood
@@ -50,11 +49,12 @@ from vtm_sim.state import (
     MANEUVERS,
     REACH_SLACK,
     Flow,
+    PlanParts,
     flank_bonus,
 )
 from vtm_sim.stats import StatBlock
 from vtm_sim.strikes import Strikes
-from vtm_sim.tables import ManeuverSpec, Tables, Weapon, WeaponClass, load_tables
+from vtm_sim.tables import Tables, Weapon, WeaponClass, load_tables
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,11 +155,8 @@ class Battle(Strikes):
         self.order: list[Combatant] = []
         self._surprise: tuple[int, int, int, bool] | None = None  # ATK-11 free attack
         # what the pending ACT options' plans are made of (built on demand)
-        self._plans: dict[Action, tuple[int, str, bool, int, float | None, Situation, Weapon]] = {}
+        self._plans: dict[Action, PlanParts] = {}
         self._plans_for = -1
-        self._action_cache: dict[tuple[str, int, bool], tuple[Action, ...]] = {}
-        self._candidate_cache: dict[tuple[object, ...], list[
-            tuple[str, ManeuverSpec, bool, bool, Weapon]]] = {}
         self.log.emit({
             "e": EventKind.BATTLE, "version": LOG_VERSION, "seed": seed,
             "rules": self.rules.model_dump(), "turn_limit": turn_limit,

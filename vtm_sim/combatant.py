@@ -95,7 +95,7 @@ class Combatant:
 
     def attr(self, name: str) -> int:
         """An Attribute with blood bonuses (VAMP-2)."""
-        return self.stats.attr(name) + self.attr_bonus.get(name, 0)
+        return self.stats.attributes.get(name, 1) + self.attr_bonus.get(name, 0)
 
     # --- derived state -------------------------------------------------
     @property

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import Enum
 
 from vtm_sim.stats import Kind
@@ -39,14 +39,22 @@ class HealthTrack:
     lethal: int = 0
     aggravated: int = 0
     status: Status = Status.ACTIVE
+    # kept in step with the boxes by every change (read on every roll: the hot path)
+    filled: int = field(init=False, repr=False, compare=False, default=0)
+    penalty: int = field(init=False, repr=False, compare=False, default=0)
+    """Dice lost from every pool and from initiative (DMG-7, INIT-4)."""
+
+    def __post_init__(self) -> None:
+        self._sync()
+
+    def _sync(self) -> None:
+        f = self.bashing + self.lethal + self.aggravated
+        self.filled = f
+        self.penalty = self.levels[f - 1].penalty if f else 0
 
     @property
     def size(self) -> int:
         return len(self.levels)
-
-    @property
-    def filled(self) -> int:
-        return self.bashing + self.lethal + self.aggravated
 
     @property
     def level(self) -> HealthLevelSpec | None:
@@ -58,12 +66,6 @@ class HealthTrack:
     def level_name(self) -> str:
         lvl = self.level
         return "unhurt" if lvl is None else lvl.name
-
-    @property
-    def penalty(self) -> int:
-        """Dice lost from every pool and from initiative (DMG-7, INIT-4)."""
-        lvl = self.level
-        return 0 if lvl is None else lvl.penalty
 
     def marks(self) -> str:
         """The track as marks, worst first, e.g. ``*XX//..``."""
@@ -84,6 +86,7 @@ class HealthTrack:
             elif dtype is DamageType.BASHING and self.bashing > 0:
                 self.bashing -= 1  # bashing past the track becomes lethal
                 self.lethal += 1
+                self._sync()
             elif self.kind is Kind.VAMPIRE and dtype is not DamageType.AGGRAVATED:
                 self.status = Status.TORPOR
             else:
@@ -98,6 +101,7 @@ class HealthTrack:
             self.lethal += n
         else:
             self.aggravated += n
+        self._sync()
 
     def heal(self, levels: int) -> int:
         """Heal bashing first, then lethal (VAMP-2). Returns levels healed."""
@@ -108,6 +112,7 @@ class HealthTrack:
             else:
                 self.lethal -= 1
             healed += 1
+        self._sync()
         if healed and self.status is Status.INCAPACITATED and self.filled < self.size:
             self.status = Status.ACTIVE
         return healed

@@ -32,7 +32,8 @@ from vtm_sim.state import (
     REACH_SLACK,
     BattleState,
 )
-from vtm_sim.tables import ManeuverSpec, Weapon, WeaponClass
+from vtm_sim.stats import StatBlock
+from vtm_sim.tables import ManeuverSpec, Tables, Weapon, WeaponClass
 
 
 class Options(BattleState):
@@ -88,33 +89,22 @@ class Options(BattleState):
                                       penalty=penalty + move_pen, offhand=off)
                 if nums is None or nums[0] <= 0:  # DICE-7: a pool of 0 cannot be rolled
                     continue
-                variants = self._attack_actions(m, t.id, off)
+                variants = attack_actions(m, t.id, off)
                 opts.extend(variants)
                 self._plans[variants[0]] = (t.id, m, off, penalty + move_pen,
-                                            dist if close else None, sit, w)
+                                            dist if close else None, sit, w, nums)
 
-    def _attack_actions(self, m: str, target: int, off: bool) -> tuple[Action, ...]:
-        """The ATTACK choices for one maneuver and target: plain, then called shots."""
-        key = (m, target, off)
-        got = self._action_cache.get(key)
-        if got is None:
-            plain = Action(ActionKind.ATTACK, m, target, offhand=off)
-            got = (plain,) + (tuple(
-                Action(ActionKind.ATTACK, m, target, called=k, offhand=off) for k in CalledShot
-            ) if m in CALLABLE else ())
-            self._action_cache[key] = got
-        return got
-
-    def _candidates(self, c: Combatant, hands: list[bool]) -> list[
-        tuple[str, ManeuverSpec, bool, bool, Weapon]
-    ]:
+    def _candidates(self, c: Combatant, hands: list[bool]) -> list[Candidate]:
         """Maneuvers ``c`` could use on anyone now (weapon, stance, rate of fire)."""
-        key = (c.id, c.wielding, c.offhand, tuple(c.jammed), tuple(c.lost), c.prone,
-               c.grappling, tuple(sorted(c.shots.items())), c.claws_out, c.blood > 0)
-        got = self._candidate_cache.get(key)
+        # Memoized across battles: the key holds everything the list depends on, and
+        # the entry keeps the stat block and tables alive so their ids stay theirs.
+        key = (id(self.tables), id(c.stats), c.wielding, c.offhand, tuple(c.jammed),
+               tuple(c.lost), c.prone, c.grappling, tuple(sorted(c.shots.items())),
+               c.claws_out, c.blood > 0)
+        got = _CANDIDATES.get(key)
         if got is not None:
-            return got
-        out: list[tuple[str, ManeuverSpec, bool, bool, Weapon]] = []
+            return got[2]
+        out: list[Candidate] = []
         for m in MANEUVERS:
             spec = self.tables.maneuvers.get(m)
             if spec is None:
@@ -131,9 +121,9 @@ class Options(BattleState):
                 if not close and not self._rate_allows(c, m, off):
                     continue
                 out.append((m, spec, off, close, w))
-        if len(self._candidate_cache) > CACHE_LIMIT:
-            self._candidate_cache.clear()
-        self._candidate_cache[key] = out
+        if len(_CANDIDATES) > CACHE_LIMIT:
+            _CANDIDATES.clear()
+        _CANDIDATES[key] = (self.tables, c.stats, out)
         return out
 
     def _clinch_began(self, c: Combatant) -> int:
@@ -227,6 +217,25 @@ class Options(BattleState):
             opts.append(Action(ActionKind.WAIT))
         opts.append(passive)
         return tuple(opts)
+
+
+# usable maneuvers: (maneuver, spec, off hand, close, weapon)
+Candidate = tuple[str, ManeuverSpec, bool, bool, Weapon]
+_CANDIDATES: dict[tuple[object, ...], tuple[Tables, StatBlock, list[Candidate]]] = {}
+
+
+@cache
+def attack_actions(m: str, target: int, off: bool) -> tuple[Action, ...]:
+    """The ATTACK choices for one maneuver and target: plain, then called shots.
+
+    Shared and immutable, so a choice can be found in an option list by identity.
+    """
+    plain = Action(ActionKind.ATTACK, m, target, offhand=off)
+    if m not in CALLABLE:
+        return (plain,)
+    return (plain,) + tuple(
+        Action(ActionKind.ATTACK, m, target, called=k, offhand=off) for k in CalledShot
+    )
 
 
 @cache

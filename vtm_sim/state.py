@@ -13,6 +13,7 @@ from collections.abc import Generator
 
 from vtm_sim.attack import (
     CLOSE_MANEUVERS,
+    AttackNumbers,
     AttackPlan,
     Situation,
     hand_weapon,
@@ -31,7 +32,7 @@ from vtm_sim.effects import Effects
 from vtm_sim.events import EventKind
 from vtm_sim.movement import approach_cost, burden, run_allowance
 from vtm_sim.space import CoverLevel, Lighting
-from vtm_sim.tables import ManeuverSpec, Weapon, WeaponClass
+from vtm_sim.tables import Weapon, WeaponClass
 
 LOG_VERSION = 1
 # Every attack maneuver, in a fixed order (environments build their action space on it).
@@ -41,7 +42,7 @@ MANEUVERS = (
 )
 ENGAGE_YARDS = 2.0  # ATK-8: an enemy this close is engaging the character
 ADJACENT_YARDS = 1.0
-CACHE_LIMIT = 256  # entries in a battle's memo of usable maneuvers
+CACHE_LIMIT = 4096  # entries in the memo of usable maneuvers
 REACH_SLACK = 0.01  # positions are rounded to 1/1000 yard: this close counts as in reach
 DODGE_YARDS = 1.0  # DEF-5: room a dodge under fire needs to reach cover
 SPRAY_DODGE = 1  # RNG-6: dodging autofire spray is +1 difficulty
@@ -52,6 +53,9 @@ CALLABLE = frozenset({"punch", "kick", "weapon_strike", "claws", "single_shot", 
                       "thrown"})  # RNG-8: no called shot with full auto or spray
 
 Flow = Generator[Decision, Choice, None]
+# what an ACT option's attack plan is made of: target, maneuver, off hand, dice penalty,
+# distance (close attacks), situation, weapon and its attack_numbers
+PlanParts = tuple[int, str, bool, int, float | None, Situation, Weapon, AttackNumbers]
 
 
 class BattleState(Effects):
@@ -64,10 +68,8 @@ class BattleState(Effects):
     order: list[Combatant]
     _surprise: tuple[int, int, int, bool] | None  # ATK-11: attacker, target, bonus, unseen
     # what the pending ACT options' plans are made of (built on demand)
-    _plans: dict[Action, tuple[int, str, bool, int, float | None, Situation, Weapon]]
+    _plans: dict[Action, PlanParts]
     _plans_for: int
-    _action_cache: dict[tuple[str, int, bool], tuple[Action, ...]]
-    _candidate_cache: dict[tuple[object, ...], list[tuple[str, ManeuverSpec, bool, bool, Weapon]]]
 
     # --- queries ---------------------------------------------------------
     def able(self, c: Combatant) -> bool:
@@ -184,11 +186,11 @@ class BattleState(Effects):
     def plan(self, actor: int, action: Action) -> AttackPlan | None:
         """The pool and difficulty an ATTACK action would roll now."""
         if self._plans_for == actor and action.called is None and action in self._plans:
-            t_id, m, off, pen, dist, sit, weapon = self._plans[action]
+            t_id, m, off, pen, dist, sit, weapon, nums = self._plans[action]
             c = self.combatants[actor]
             return plan_attack(c, self.combatants[t_id], m, self.tables, self.rules,
                                penalty=pen, distance=dist, situation=sit, offhand=off,
-                               weapon=weapon)
+                               weapon=weapon, numbers=nums)
         if action.kind is not ActionKind.ATTACK or action.maneuver is None:
             return None
         if action.target is None:
