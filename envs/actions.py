@@ -51,6 +51,7 @@ from vtm_sim.tables import Tables, load_tables
 __all__ = ["MAX_CELERITY", "ActionCatalog", "CatalogError", "passive_choice"]
 
 MAX_CELERITY = 5  # VAMP-3: the catalog covers Celerity 0..5 (more if a sheet has it)
+MASK_CACHE_LIMIT = 256  # options tuples remembered with their mask (one catalog-size array each)
 
 UNTARGETED = frozenset(
     {
@@ -74,6 +75,13 @@ PASSIVE: tuple[Choice, ...] = (
 
 class CatalogError(RuntimeError):
     """The engine offered a choice that the action catalog has no index for."""
+
+
+def _gap(choice: Choice) -> CatalogError:
+    return CatalogError(
+        f"the engine offered {choice!r}, which the action catalog does not cover: "
+        "extend envs/actions.py"
+    )
 
 
 def passive_choice(decision: Decision) -> Choice:
@@ -143,7 +151,7 @@ class ActionCatalog:
         blood_points: the most blood points one spend may use.
     """
 
-    __slots__ = ("choices", "index", "num_combatants", "size")
+    __slots__ = ("_masks", "choices", "index", "num_combatants", "size")
 
     def __init__(
         self,
@@ -166,6 +174,13 @@ class ActionCatalog:
             raise AssertionError("duplicate choices in the action catalog")
         self.size = len(self.choices)
         self.num_combatants = num_combatants
+        # The masks of options tuples seen lately, by identity: id(options) ->
+        # (options, mask). The entry keeps the tuple alive, so its id cannot
+        # name another object meanwhile; a tuple of frozen choices never
+        # changes, so one tuple has one mask. The engine hands out the same
+        # tuple again for repeated option lists (every declaration list), and
+        # looking choices up by value costs a Python-level hash and __eq__ each.
+        self._masks: dict[int, tuple[tuple[Choice, ...], np.ndarray]] = {}
 
     @classmethod
     def for_scenario(cls, scenario: Scenario, tables: Tables | None = None) -> ActionCatalog:
@@ -189,17 +204,29 @@ class ActionCatalog:
         try:
             return [index[o] for o in options]
         except KeyError as exc:
-            raise CatalogError(
-                f"the engine offered {exc.args[0]!r}, which the action catalog does not "
-                "cover: extend envs/actions.py"
-            ) from None
+            raise _gap(exc.args[0]) from None
 
     def mask(self, decision: Decision | None) -> np.ndarray:
-        """An int8 array with 1 at every legal index (all zeros with no decision)."""
+        """A new int8 array with 1 at every legal index (all zeros with no decision)."""
+        if decision is None:
+            return np.zeros(self.size, dtype=np.int8)
+        options = decision.options
+        masks = self._masks
+        hit = masks.get(id(options))
+        if hit is not None and hit[0] is options:
+            return hit[1].copy()
         m = np.zeros(self.size, dtype=np.int8)
-        if decision is not None:
-            m[self.indices(decision.options)] = 1
-        return m
+        index = self.index
+        try:
+            for o in options:
+                m[index[o]] = 1  # one int index at a time: cheaper than m[list] for a few
+        except KeyError as exc:
+            raise _gap(exc.args[0]) from None
+        if type(options) is tuple:  # immutable: safe to remember by identity
+            if len(masks) >= MASK_CACHE_LIMIT:
+                masks.clear()
+            masks[id(options)] = (options, m)
+        return m.copy()
 
     def describe(self, i: int) -> str:
         """A short label of index ``i``, e.g. ``act:attack punch ->1``."""

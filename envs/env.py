@@ -11,6 +11,7 @@ from envs.actions import ActionCatalog, passive_choice
 from envs.observation import OBS_VERSION, ObservationEncoder
 from envs.opponents import OpponentSpec, PolicyFn, build_policies, opponent_factories
 from vtm_sim.battle import Battle
+from vtm_sim.choices import DecisionKind
 from vtm_sim.dice import RngDice
 from vtm_sim.errors import IllegalActionError
 from vtm_sim.events import EventKind
@@ -21,6 +22,7 @@ __all__ = ["VtmEnv", "levels_taken", "load", "narrate_since"]
 
 ObsType = np.ndarray | dict[str, np.ndarray]
 MAX_RESET_TRIES = 100
+_KIND_NAMES = {k: k.value for k in DecisionKind}  # info["decision"] (Enum.value is slow)
 
 
 def load(scenario: str | Scenario) -> Scenario:
@@ -255,7 +257,7 @@ class VtmEnv(gym.Env[ObsType, np.int64]):
         d = b.pending
         info: dict[str, Any] = {
             "action_mask": self._mask,
-            "decision": d.kind.value if d is not None else "",
+            "decision": _KIND_NAMES[d.kind] if d is not None else "",
             "turn": b.turn,
         }
         if d is None:  # -1: no winner (types stay fixed for vector envs)

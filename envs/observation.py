@@ -39,6 +39,7 @@ Every value lies in [0, 1] except the signed ones (initiative, dx, dy) in
 from __future__ import annotations
 
 import math
+from bisect import bisect_left
 from dataclasses import dataclass
 from typing import Any
 
@@ -67,8 +68,19 @@ COVER_SCALE = float(max(level.value for level in CoverLevel))
 GRAPPLE_LINKS = ("clinch_with", "holding", "held_by", "feeding_on", "fed_on_by")  # ids, -1 none
 
 _MANEUVER_INDEX = {m: i for i, m in enumerate(MANEUVERS)}
-_CLASS_INDEX = {c: i for i, c in enumerate(WEAPON_CLASSES)}
 _KIND_INDEX = {k: i for i, k in enumerate(DECISION_KINDS)}
+
+
+def _onehots(n: int) -> tuple[tuple[float, ...], ...]:
+    """Row ``i`` is the one-hot of ``i`` among ``n`` (built once, spliced per step)."""
+    return tuple(tuple(1.0 if j == i else 0.0 for j in range(n)) for i in range(n))
+
+
+# Per-step lookups: a weapon class's one-hot, a distance band's one-hot, and the
+# band edges (a distance falls in the first band whose edge it does not exceed).
+_WEAPON_ONEHOT = dict(zip(WEAPON_CLASSES, _onehots(len(WEAPON_CLASSES)), strict=True))
+_BAND_ONEHOT = _onehots(len(DISTANCE_BANDS) + 1)
+_BAND_EDGES = tuple(band + 1e-9 for band in DISTANCE_BANDS)
 
 
 @dataclass(frozen=True, slots=True)
@@ -146,14 +158,14 @@ OTHER = Block(
     frozenset({"dx", "dy"}),
 )
 
+_DECISION_SIZE = DECISION.size
+_INTERRUPT = len(DECISION_KINDS)  # the decision block's offsets
+_INCOMING = _INTERRUPT + 1
+
 
 def _links(c: Combatant) -> tuple[int, int, int, int, int]:
     """The grapple partners a combatant records, in GRAPPLE_LINKS order (-1: none)."""
     return (c.clinch_with, c.holding, c.held_by, c.feeding_on, c.fed_on_by)
-
-
-def _stunned(c: Combatant, turn: int) -> float:
-    return 1.0 if c.stunned_turn >= 0 and c.stunned_turn >= turn else 0.0
 
 
 def _aim(c: Combatant, turn: int) -> tuple[int, float]:
@@ -214,7 +226,9 @@ class ObservationEncoder:
                 "others": spaces.Box(np.tile(OTHER.low(), (self.slots, 1)), 1.0, dtype=np.float32),
             }
         )
-        self._zero_other = [0.0] * OTHER.size
+        self._zero_other = (0.0,) * OTHER.size
+        self._last = max(1, self.slots)  # the order place scale: 0 first, 1 last
+        self._action_scale = self.max_actions + self.max_celerity
 
     def feature_names(self) -> list[str]:
         """The flat layout, one name per float (``others.3.dx`` is row 3's dx)."""
@@ -232,13 +246,13 @@ class ObservationEncoder:
         }
 
     def encode(self, battle: Battle, agent: int) -> np.ndarray:
-        """The flat observation of ``battle`` for combatant ``agent``."""
+        """The flat observation of ``battle`` for combatant ``agent`` (a new array)."""
         decision = battle.pending
-        v: list[float] = self._decision(battle, decision, agent)
+        turn = battle.turn
         me = battle.combatants[agent]
         order = {c.id: i for i, c in enumerate(battle.order)}
-        last = max(1, self.slots)
-        v += self._self(battle, me, order, last)
+        v = self._decision(battle, decision, agent)
+        self._self(v, battle, me, order)
         attacker = (
             decision.attacker
             if decision is not None
@@ -246,20 +260,22 @@ class ObservationEncoder:
             and decision.actor == agent
             else None
         )
+        aim_target = _aim(me, turn)[0]
         for o in battle.combatants:
             if o.id != agent:
-                v += self._other(battle, me, o, order, last, attacker)
-        return np.array(v, dtype=np.float32)
+                self._other(v, battle, me, o, order, attacker, aim_target)
+        return np.fromiter(v, np.float32, self.size)
 
     def _decision(self, battle: Battle, d: Decision | None, agent: int) -> list[float]:
-        v = [0.0] * DECISION.size
+        """A new list holding the ``decision`` block (the rest is appended to it)."""
+        v = [0.0] * _DECISION_SIZE
         if d is not None and d.actor == agent:
-            v[_KIND_INDEX[d.kind]] = 1.0
-            k = len(DECISION_KINDS)
+            kind = d.kind
+            v[_KIND_INDEX[kind]] = 1.0
             if d.interrupt:
-                v[k] = 1.0
-            if d.kind is DecisionKind.DEFEND and d.maneuver in _MANEUVER_INDEX:
-                v[k + 1 + _MANEUVER_INDEX[d.maneuver]] = 1.0
+                v[_INTERRUPT] = 1.0
+            if kind is DecisionKind.DEFEND and d.maneuver in _MANEUVER_INDEX:
+                v[_INCOMING + _MANEUVER_INDEX[d.maneuver]] = 1.0
         v[-1] = _clip(battle.turn / max(1, battle.turn_limit))
         return v
 
@@ -270,23 +286,25 @@ class ObservationEncoder:
         zone = fld.cover_at(c.x, c.y)
         return 0.0 if zone is None else zone.level.value / COVER_SCALE
 
-    def _self(self, battle: Battle, c: Combatant, order: dict[int, int], last: int) -> list[float]:
+    def _self(self, v: list[float], battle: Battle, c: Combatant, order: dict[int, int]) -> None:
+        """Append the ``self`` block of ``c`` to ``v``."""
         h = c.health
         size = h.size
         stats = c.stats
         turn = battle.turn
         w = c.weapon
-        allowance = battle.run_allowance(c) if c.active else 0.0
+        active = c.active
+        allowance = battle.run_allowance(c) if active else 0.0
         ammo = jammed = 0.0
-        if c.wielding >= 0:
+        wielding = c.wielding
+        if wielding >= 0:
             if w.magazine:
-                ammo = _clip(c.ammo[c.wielding] / w.magazine)
-            jammed = 1.0 if c.jammed[c.wielding] else 0.0
-        weapon = [0.0] * len(WEAPON_CLASSES)
-        weapon[_CLASS_INDEX[w.cls]] = 1.0
+                ammo = _clip(c.ammo[wielding] / w.magazine)
+            jammed = 1.0 if c.jammed[wielding] else 0.0
         pos = order.get(c.id)
-        return [
-            1.0 if c.active else 0.0,
+        stunned = c.stunned_turn
+        v += (
+            1.0 if active else 0.0,
             1.0 if c.vampire else 0.0,
             h.filled / size,
             h.bashing / size,
@@ -297,8 +315,8 @@ class ObservationEncoder:
             1.0 if c.willpower_available(turn, battle.rules.willpower_per_turn) else 0.0,
             _clip(c.blood / max(1, stats.blood_pool)),
             _clip(battle.initiative_now(c) / INITIATIVE_SCALE, -1.0),
-            1.0 if pos is None else pos / last,
-            _clip(c.actions_left / (self.max_actions + self.max_celerity)),
+            1.0 if pos is None else pos / self._last,
+            _clip(c.actions_left / self._action_scale),
             _clip(c.declared / self.max_actions),
             1.0 if c.full_defense else 0.0,
             1.0 if c.acted else 0.0,
@@ -308,61 +326,63 @@ class ObservationEncoder:
             _clip(c.moved / allowance) if allowance > 0 else 1.0,
             self._cover(battle, c),
             1.0 if c.prone else 0.0,
-            _stunned(c, turn),
+            1.0 if stunned >= 0 and stunned >= turn else 0.0,
             1.0 if c.off_balance_turn == turn else 0.0,
             1.0 if c.blinded else 0.0,
             1.0 if c.staked else 0.0,
-            *[1.0 if link >= 0 else 0.0 for link in _links(c)],
+            # grapple links, in GRAPPLE_LINKS order
+            1.0 if c.clinch_with >= 0 else 0.0,
+            1.0 if c.holding >= 0 else 0.0,
+            1.0 if c.held_by >= 0 else 0.0,
+            1.0 if c.feeding_on >= 0 else 0.0,
+            1.0 if c.fed_on_by >= 0 else 0.0,
             1.0 if c.claws_out else 0.0,
-            *weapon,
+            *_WEAPON_ONEHOT[w.cls],
             jammed,
             ammo,
             1.0 if c.offhand >= 0 else 0.0,
             _aim(c, turn)[1],
-        ]
+        )
 
     def _other(
         self,
+        v: list[float],
         battle: Battle,
         me: Combatant,
         o: Combatant,
         order: dict[int, int],
-        last: int,
         attacker: int | None,
-    ) -> list[float]:
+        aim_target: int,
+    ) -> None:
+        """Append the ``others`` row of ``o`` (as ``me`` sees it) to ``v``."""
         if not o.active:
-            return self._zero_other
+            v += self._zero_other
+            return
         ally = o.side == me.side
         dx, dy = o.x - me.x, o.y - me.y
-        dist = math.hypot(dx, dy)
-        bands = [0.0] * (len(DISTANCE_BANDS) + 1)
-        b = 0
-        while b < len(DISTANCE_BANDS) and dist > DISTANCE_BANDS[b] + 1e-9:
-            b += 1
-        bands[b] = 1.0
-        weapon = [0.0] * len(WEAPON_CLASSES)
-        weapon[_CLASS_INDEX[o.weapon.cls]] = 1.0
+        h = o.health
         pos = order.get(o.id)
+        stunned = o.stunned_turn
         links = _links(o)
-        return [
+        v += (
             1.0,
             1.0 if ally else 0.0,
             0.0 if ally else 1.0,
             _clip(dx / POSITION_SCALE, -1.0),
             _clip(dy / POSITION_SCALE, -1.0),
-            *bands,
-            o.health.filled / o.health.size,
+            *_BAND_ONEHOT[bisect_left(_BAND_EDGES, math.hypot(dx, dy))],
+            h.filled / h.size,
             self._cover(battle, o),
             1.0 if o.prone else 0.0,
             1.0 if o.full_defense else 0.0,
-            *weapon,
+            *_WEAPON_ONEHOT[o.weapon.cls],
             1.0 if attacker == o.id else 0.0,
-            1.0 if pos is None else pos / last,
+            1.0 if pos is None else pos / self._last,
             1.0 if o.acted else 0.0,
-            _stunned(o, battle.turn),
+            1.0 if stunned >= 0 and stunned >= battle.turn else 0.0,
             1.0 if o.blinded else 0.0,
             1.0 if o.staked else 0.0,
             1.0 if max(links) >= 0 else 0.0,
             1.0 if me.id in links else 0.0,
-            1.0 if _aim(me, battle.turn)[0] == o.id else 0.0,
-        ]
+            1.0 if aim_target == o.id else 0.0,
+        )
