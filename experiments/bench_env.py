@@ -31,9 +31,13 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+try:
+    import envs  # the installed package (pure or compiled: the report says which)
+except ImportError:  # a checkout that is not installed
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+    import envs
 
-import envs
+import vtm_sim
 
 DUEL = "vtm_sim/Duel-v0"
 
@@ -178,7 +182,9 @@ def main(argv: list[str] | None = None) -> int:
         asyn = max(
             bench_vector(DUEL, args.vec_envs, args.vec_steps, "async") for _ in range(args.repeat)
         )
+        compiled = vtm_sim.compiled_modules()
         out = {
+            "build": f"mypyc, {len(compiled)} modules compiled" if compiled else "pure Python",
             "duel_steps_per_s": round(duel),
             "cartpole_steps_per_s": round(cart),
             "ratio": round(duel / cart, 4),

@@ -19,11 +19,17 @@ M = TypeVar("M", bound=BaseModel)
 
 
 def config_dir() -> Path:
-    """The shipped ``configs/`` folder (override with VTM_SIM_CONFIGS)."""
+    """The shipped ``configs/`` folder (override with VTM_SIM_CONFIGS).
+
+    An installed wheel carries it inside the package; a source checkout (and
+    an editable install) has it beside the package.
+    """
     env = os.environ.get("VTM_SIM_CONFIGS")
     if env:
         return Path(env)
-    return Path(__file__).resolve().parent.parent / "configs"
+    here = Path(__file__).resolve().parent
+    packaged = here / "configs"
+    return packaged if packaged.is_dir() else here.parent / "configs"
 
 
 def load_yaml(path: Path) -> Any:

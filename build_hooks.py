@@ -1,0 +1,69 @@
+"""The project's PEP 517 build backend: setuptools, with an optional mypyc build.
+
+``VTM_SIM_COMPILE=1 pip install .`` compiles the modules on the environment
+step's hot path (``COMPILED_MODULES``) with mypyc, about 1.8x faster steps
+and battles (``experiments/bench_env.py`` reports which build it measured).
+To compile, mypyc type-checks those modules against their imports, so the
+build then also needs mypy and the project's own dependencies: this backend
+adds them to the build requirements only when a compiled build is asked for.
+Without the variable the package is pure Python and installs nothing more.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from setuptools import build_meta as _setuptools
+from setuptools.build_meta import (  # noqa: F401  (the rest of the backend interface)
+    build_editable,
+    build_sdist,
+    build_wheel,
+    get_requires_for_build_sdist,
+    prepare_metadata_for_build_editable,
+    prepare_metadata_for_build_wheel,
+)
+
+COMPILE_ENV = "VTM_SIM_COMPILE"
+MYPY = "mypy>=1.10"
+# Everything an environment step runs through, engine and observation encoder.
+COMPILED_MODULES = [
+    "vtm_sim/dice.py",
+    "vtm_sim/health.py",
+    "vtm_sim/combatant.py",
+    "vtm_sim/choices.py",
+    "vtm_sim/events.py",
+    "vtm_sim/attack.py",
+    "vtm_sim/effects.py",
+    "vtm_sim/state.py",
+    "vtm_sim/options.py",
+    "vtm_sim/strikes.py",
+    "vtm_sim/battle.py",
+    "vtm_sim/movement.py",
+    "vtm_sim/blood.py",
+    "vtm_sim/space.py",
+    "vtm_sim/policy.py",
+    "envs/observation.py",
+]
+
+
+def compile_requested() -> bool:
+    """Whether ``VTM_SIM_COMPILE`` asks for the mypyc build (1, true, yes)."""
+    return os.environ.get(COMPILE_ENV, "").strip().lower() in ("1", "true", "yes")
+
+
+def _compile_requires() -> list[str]:
+    if not compile_requested():
+        return []
+    project = tomllib.loads((Path(__file__).parent / "pyproject.toml").read_text())
+    return [MYPY, *project["project"]["dependencies"]]
+
+
+def get_requires_for_build_wheel(config_settings: dict[str, Any] | None = None) -> list[str]:
+    return [*_setuptools.get_requires_for_build_wheel(config_settings), *_compile_requires()]
+
+
+def get_requires_for_build_editable(config_settings: dict[str, Any] | None = None) -> list[str]:
+    return [*_setuptools.get_requires_for_build_editable(config_settings), *_compile_requires()]

@@ -1,0 +1,70 @@
+"""The package as pip builds it: shipped data, and the optional mypyc build's switch."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.append(str(ROOT))  # after site-packages: an installed vtm_sim still wins
+
+import build_hooks  # noqa: E402
+
+
+def test_wheel_carries_the_configs_and_no_compiled_code(tmp_path: Path) -> None:
+    """A plain (not editable) install must find every YAML file without the checkout."""
+    subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(tmp_path), str(ROOT)],
+        check=True, capture_output=True,
+        env={k: v for k, v in os.environ.items() if k != build_hooks.COMPILE_ENV},
+    )
+    (wheel,) = tmp_path.glob("vtm_sim-*.whl")
+    names = set(zipfile.ZipFile(wheel).namelist())
+    shipped = {f"vtm_sim/configs/{p.relative_to(ROOT / 'configs')}"
+               for p in (ROOT / "configs").rglob("*.yaml")}
+    assert shipped and shipped <= names, sorted(shipped - names)[:5]
+    assert "vtm_sim/py.typed" in names
+    assert {"vtm_sim/battle.py", "envs/env.py", "agents/base.py"} <= names
+    assert not [n for n in names if n.endswith((".so", ".pyd"))]
+
+
+@pytest.mark.parametrize(("value", "wanted"), [
+    ("1", True), ("true", True), ("YES", True), ("", False), ("0", False), ("no", False),
+])
+def test_compile_switch(monkeypatch: pytest.MonkeyPatch, value: str, wanted: bool) -> None:
+    monkeypatch.setenv(build_hooks.COMPILE_ENV, value)
+    assert build_hooks.compile_requested() is wanted
+    extra = build_hooks._compile_requires()
+    if wanted:
+        assert extra[0] == build_hooks.MYPY and "numpy>=1.26" in extra  # mypyc type-checks
+    else:
+        assert extra == []
+
+
+def test_compiled_modules_exist_and_are_typed() -> None:
+    """Every module named for compilation exists and is under the strict type check."""
+    for path in build_hooks.COMPILED_MODULES:
+        assert (ROOT / path).is_file(), path
+        assert path.split("/")[0] in ("vtm_sim", "envs")
+
+
+def test_the_build_under_test_is_the_one_asked_for() -> None:
+    """With VTM_SIM_COMPILE=1 set for the run (CI's compiled pass) every hot module must
+    be compiled; otherwise (the editable checkout) none may be."""
+    import importlib
+
+    import vtm_sim
+
+    names = [p.removesuffix(".py").replace("/", ".") for p in build_hooks.COMPILED_MODULES]
+    for name in names:
+        importlib.import_module(name)
+    compiled = vtm_sim.compiled_modules()
+    if build_hooks.compile_requested():
+        assert sorted(names) == compiled
+    else:
+        assert compiled == []
