@@ -28,7 +28,8 @@ from setuptools.build_meta import (  # noqa: F401  (the rest of the backend inte
 
 COMPILE_ENV = "VTM_SIM_COMPILE"
 MYPY = "mypy>=1.10"
-# Everything an environment step runs through, engine and observation encoder.
+# Everything an environment step or a battle runs through: the engine, its policies
+# (the tactician's exact odds too) and the observation encoder.
 COMPILED_MODULES = [
     "vtm_sim/dice.py",
     "vtm_sim/health.py",
@@ -45,6 +46,10 @@ COMPILED_MODULES = [
     "vtm_sim/blood.py",
     "vtm_sim/space.py",
     "vtm_sim/policy.py",
+    "vtm_sim/odds.py",
+    "vtm_sim/forecast.py",
+    "vtm_sim/tactics.py",
+    "vtm_sim/simulate.py",
     "envs/observation.py",
 ]
 

@@ -43,6 +43,7 @@ from vtm_sim.choices import (
     Declaration,
     Defense,
     DefenseKind,
+    shared,
 )
 from vtm_sim.rules import RuleSet
 from vtm_sim.scenario import Scenario
@@ -151,7 +152,7 @@ class ActionCatalog:
         blood_points: the most blood points one spend may use.
     """
 
-    __slots__ = ("_masks", "choices", "index", "num_combatants", "size")
+    __slots__ = ("_by_id", "_masks", "choices", "index", "num_combatants", "size")
 
     def __init__(
         self,
@@ -168,10 +169,15 @@ class ActionCatalog:
             + _actions(num_combatants, max_weapons)
             + _defenses()
         )
-        self.choices: tuple[Choice, ...] = tuple(choices)
+        # The engine's shared objects (vtm_sim.choices.shared): the options it
+        # offers are these very objects, found by identity below.
+        self.choices: tuple[Choice, ...] = tuple(shared(c) for c in choices)
         self.index: dict[Choice, int] = {c: i for i, c in enumerate(self.choices)}
         if len(self.index) != len(self.choices):
             raise AssertionError("duplicate choices in the action catalog")
+        # id -> index of the catalog's own choices (alive as long as the catalog,
+        # so no other object can have their ids)
+        self._by_id = {id(c): i for i, c in enumerate(self.choices)}
         self.size = len(self.choices)
         self.num_combatants = num_combatants
         # The masks of options tuples seen lately, by identity: id(options) ->
@@ -217,9 +223,12 @@ class ActionCatalog:
             return hit[1].copy()
         m = np.zeros(self.size, dtype=np.int8)
         index = self.index
+        by_id = self._by_id
         try:
             for o in options:
-                m[index[o]] = 1  # one int index at a time: cheaper than m[list] for a few
+                i = by_id.get(id(o))
+                # one int index at a time: cheaper than m[list] for a few
+                m[index[o] if i is None else i] = 1
         except KeyError as exc:
             raise _gap(exc.args[0]) from None
         if type(options) is tuple:  # immutable: safe to remember by identity

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import Enum
-from typing import Any
+from functools import cache
+from typing import Any, TypeVar
 
 from vtm_sim.errors import ReplayError
 
@@ -98,6 +99,13 @@ class Action:
         return d
 
 
+@cache
+def action(kind: ActionKind, target: int | None = None, *, weapon: int | None = None,
+           away: bool = False) -> Action:
+    """A shared non-attack :class:`Action` (see :func:`shared`)."""
+    return shared(Action(kind, target=target, weapon=weapon, away=away))
+
+
 class BloodUse(Enum):
     """VAMP-2: what a blood point buys."""
 
@@ -132,7 +140,38 @@ class Defense:
 
 
 Choice = BloodSpend | Declaration | Action | Defense
-NO_DEFENSE = Defense(DefenseKind.NONE)
+C = TypeVar("C", bound="BloodSpend | Declaration | Action | Defense")
+_SHARED: dict[Choice, Choice] = {}
+
+
+def shared(choice: C) -> C:
+    """The one shared object equal to ``choice`` (choices are immutable).
+
+    Option lists are built from shared choices, and so is the environments'
+    action catalog, so a chosen option is found by identity (a pointer) instead
+    of by hashing and comparing its fields. There are finitely many choices of
+    each battle size, so the table stays small.
+    """
+    return _SHARED.setdefault(choice, choice)  # type: ignore[return-value]
+
+
+NO_DEFENSE = shared(Defense(DefenseKind.NONE))
+
+
+@cache
+def defenses(kinds: tuple[DefenseKind, ...], abort: bool = False,
+             willpower: bool = False) -> tuple[Defense, ...]:
+    """DEFEND options (shared, immutable): no defense, then each kind; when the
+    defense must abort the declared action (DEF-3), by roll and, with
+    ``willpower``, by spending a point."""
+    if not abort:
+        return (NO_DEFENSE, *(shared(Defense(k)) for k in kinds))
+    opts = [NO_DEFENSE]
+    for k in kinds:
+        opts.append(shared(Defense(k, AbortMethod.ROLL)))
+        if willpower:
+            opts.append(shared(Defense(k, AbortMethod.WILLPOWER)))
+    return tuple(opts)
 
 
 @dataclass(frozen=True, slots=True)

@@ -19,6 +19,8 @@ from vtm_sim.choices import (
     CalledShot,
     Choice,
     Declaration,
+    action,
+    shared,
 )
 from vtm_sim.combatant import Combatant
 from vtm_sim.movement import walk_speed
@@ -150,40 +152,40 @@ class Options(BattleState):
     def _action_options(self, c: Combatant, *, first: bool, interrupt: bool,
                         final: bool) -> tuple[Choice, ...]:
         opts: list[Choice] = []
-        passive = Action(ActionKind.PASS)
+        passive = action(ActionKind.PASS)
         if c.fed_on_by >= 0:
             return (passive,)  # MAN-9: the victim can do nothing
         if c.feeding_on >= 0:
             if c.drunk < self.tables.feeding.feed_per_turn:  # MAN-9: 3 a turn
-                return (Action(ActionKind.FEED, target=c.feeding_on),
-                        Action(ActionKind.RELEASE), passive)
-            return (Action(ActionKind.RELEASE), passive)
+                return (action(ActionKind.FEED, c.feeding_on),
+                        action(ActionKind.RELEASE), passive)
+            return (action(ActionKind.RELEASE), passive)
         if c.held_by >= 0:  # MAN-7
             if c.grappled_turn == self.turn:
                 return (passive,)
-            return (Action(ActionKind.BREAK_FREE, target=c.held_by), passive)
+            return (action(ActionKind.BREAK_FREE, c.held_by), passive)
         if c.clinch_with >= 0:  # MAN-6: strike, break free, bite: nothing else
             if c.grappled_turn != self.turn and self._clinch_began(c) < self.turn:
                 # MAN-6: once a turn, from the turn after the clinch began
-                opts = [Action(ActionKind.CRUSH, target=c.clinch_with),
-                        Action(ActionKind.BREAK_FREE, target=c.clinch_with)]
+                opts = [action(ActionKind.CRUSH, c.clinch_with),
+                        action(ActionKind.BREAK_FREE, c.clinch_with)]
             self._attack_options(c, opts)
             opts.append(passive)
             return tuple(opts)
         if c.holding >= 0:
             self._attack_options(c, opts)
-            opts.extend((Action(ActionKind.RELEASE), passive))
+            opts.extend((action(ActionKind.RELEASE), passive))
             return tuple(opts)
         self._attack_options(c, opts)
         left = self.run_allowance(c) - c.moved
         if not c.prone and left > 0:
             for t in self.enemies(c):
                 if c.distance(t) > ADJACENT_YARDS + REACH_SLACK:
-                    opts.append(Action(ActionKind.MOVE, target=t.id))
-                opts.append(Action(ActionKind.MOVE, target=t.id, away=True))
+                    opts.append(action(ActionKind.MOVE, t.id))
+                opts.append(action(ActionKind.MOVE, t.id, away=True))
             zone = self.field.nearest_cover(c.x, c.y, left)
             if zone is not None and self.field.cover_at(c.x, c.y) is None:
-                opts.append(Action(ActionKind.TAKE_COVER))
+                opts.append(action(ActionKind.TAKE_COVER))
         if first and not final and c.declared == 1 and not c.celerity:
             w, idx = hand_weapon(c, False)
             skill = "archery" if w.cls in (WeaponClass.BOW, WeaponClass.CROSSBOW) else "firearms"
@@ -195,26 +197,26 @@ class Options(BattleState):
                     if t.moved <= walk and self.plan(
                         c.id, Action(ActionKind.ATTACK, "single_shot", t.id)
                     ) is not None:
-                        opts.append(Action(ActionKind.AIM, target=t.id))  # RNG-7
+                        opts.append(action(ActionKind.AIM, t.id))  # RNG-7
         for i in range(len(c.stats.weapons)):
             if i != c.wielding and i != c.offhand and not c.lost[i]:
-                opts.append(Action(ActionKind.DRAW, weapon=i))  # ACT-5
+                opts.append(action(ActionKind.DRAW, weapon=i))  # ACT-5
         w, idx = hand_weapon(c, False)
         if idx >= 0 and c.jammed[idx]:
-            opts.append(Action(ActionKind.CLEAR))  # CPX-6
+            opts.append(action(ActionKind.CLEAR))  # CPX-6
         elif idx >= 0 and w.magazine and w.cls not in (WeaponClass.THROWN, WeaponClass.BOW) and (
             c.ammo[idx] < w.magazine
         ):
-            opts.append(Action(ActionKind.RELOAD))  # ACT-7 (a bow's quiver is its supply)
+            opts.append(action(ActionKind.RELOAD))  # ACT-7 (a bow's quiver is its supply)
         if c.prone:
-            opts.append(Action(ActionKind.GET_UP))  # ACT-6
+            opts.append(action(ActionKind.GET_UP))  # ACT-6
         else:
-            opts.append(Action(ActionKind.DROP_PRONE))
+            opts.append(action(ActionKind.DROP_PRONE))
         if interrupt:
-            opts.append(Action(ActionKind.DELAY))  # keep delaying
+            opts.append(action(ActionKind.DELAY))  # keep delaying
         elif first and not final:
-            opts.append(Action(ActionKind.DELAY))
-            opts.append(Action(ActionKind.WAIT))
+            opts.append(action(ActionKind.DELAY))
+            opts.append(action(ActionKind.WAIT))
         opts.append(passive)
         return tuple(opts)
 
@@ -230,11 +232,11 @@ def attack_actions(m: str, target: int, off: bool) -> tuple[Action, ...]:
 
     Shared and immutable, so a choice can be found in an option list by identity.
     """
-    plain = Action(ActionKind.ATTACK, m, target, offhand=off)
+    plain = shared(Action(ActionKind.ATTACK, m, target, offhand=off))
     if m not in CALLABLE:
         return (plain,)
     return (plain,) + tuple(
-        Action(ActionKind.ATTACK, m, target, called=k, offhand=off) for k in CalledShot
+        shared(Action(ActionKind.ATTACK, m, target, called=k, offhand=off)) for k in CalledShot
     )
 
 
@@ -244,11 +246,11 @@ def declarations(max_actions: int, celerity: int, willpower: bool,
     """INIT-5: every declaration open to a character (shared, immutable)."""
     wp = (False, True) if willpower else (False,)
     opts: list[Choice] = [
-        Declaration(n, False, cel, w)
+        shared(Declaration(n, False, cel, w))
         for n in range(1, max_actions + 1)
         for cel in range(celerity + 1)
         for w in wp
     ]
     if full_defense:
-        opts.append(Declaration(1, True, 0, False))  # DEF-7
+        opts.append(shared(Declaration(1, True, 0, False)))  # DEF-7
     return tuple(opts)

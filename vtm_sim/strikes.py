@@ -28,6 +28,7 @@ from vtm_sim.choices import (
     DecisionKind,
     Defense,
     DefenseKind,
+    defenses,
 )
 from vtm_sim.combatant import Combatant
 from vtm_sim.events import EventKind
@@ -194,27 +195,21 @@ class Strikes(Options):
         if plan.maneuver == "spray":
             kinds = [k for k in kinds if k is DefenseKind.DODGE]
         if d.full_defense:  # DEF-7
-            return (NO_DEFENSE,) + tuple(
-                Defense(k) for k in kinds if defense_pool(d, k, d.defenses_used) > 0)
+            return defenses(tuple(k for k in kinds if defense_pool(d, k, d.defenses_used) > 0))
         if self._surprise is not None and self._surprise[1] == d.id:
             # ATK-11 tie: the target has declared nothing and may simply defend
-            return (NO_DEFENSE,) + tuple(Defense(k) for k in kinds if defense_pool(d, k, 0) > 0)
+            return defenses(tuple(k for k in kinds if defense_pool(d, k, 0) > 0))
         if d.actions_left <= 0:  # DEF-2
             return (NO_DEFENSE,)
         pen = self.action_penalty(d)
         abort = not d.acted and d.actions_left - 1 < 1  # DEF-3
         if not abort and not d.acted and d.declared - d.declared_used < 2:
             pen = 0  # the spare action is a Celerity one (ACT-2)
-        usable = [k for k in kinds if defense_pool(d, k, pen) > 0]
+        usable = tuple(k for k in kinds if defense_pool(d, k, pen) > 0)
         if not abort:
-            return (NO_DEFENSE,) + tuple(Defense(k) for k in usable)
-        opts: list[Defense] = [NO_DEFENSE]
-        wp = d.willpower_available(self.turn, self.rules.willpower_per_turn)
-        for k in usable:
-            opts.append(Defense(k, AbortMethod.ROLL))
-            if wp:
-                opts.append(Defense(k, AbortMethod.WILLPOWER))
-        return tuple(opts)
+            return defenses(usable)
+        return defenses(usable, True, d.willpower_available(self.turn,
+                                                            self.rules.willpower_per_turn))
 
     def _ask_defense(
         self, d: Combatant, attacker: Combatant, plan: AttackPlan
