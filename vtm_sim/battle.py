@@ -155,7 +155,7 @@ class Battle(Strikes):
         self.order: list[Combatant] = []
         self._surprise: tuple[int, int, int, bool] | None = None  # ATK-11 free attack
         # what the pending ACT options' plans are made of (built on demand)
-        self._plans: dict[Action, PlanParts] = {}
+        self._plans: dict[int, PlanParts] = {}
         self._plans_for = -1
         self.log.emit({
             "e": EventKind.BATTLE, "version": LOG_VERSION, "seed": seed,

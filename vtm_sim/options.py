@@ -93,7 +93,7 @@ class Options(BattleState):
                     continue
                 variants = attack_actions(m, t.id, off)
                 opts.extend(variants)
-                self._plans[variants[0]] = (t.id, m, off, penalty + move_pen,
+                self._plans[id(variants[0])] = (t.id, m, off, penalty + move_pen,
                                             dist if close else None, sit, w, nums)
 
     def _candidates(self, c: Combatant, hands: list[bool]) -> list[Candidate]:

@@ -67,8 +67,9 @@ class BattleState(Effects):
 
     order: list[Combatant]
     _surprise: tuple[int, int, int, bool] | None  # ATK-11: attacker, target, bonus, unseen
-    # what the pending ACT options' plans are made of (built on demand)
-    _plans: dict[Action, PlanParts]
+    # what the pending ACT options' plans are made of, by id of the (shared) plain
+    # attack option; an equal but distinct Action just takes the long way
+    _plans: dict[int, PlanParts]
     _plans_for: int
 
     # --- queries ---------------------------------------------------------
@@ -185,8 +186,9 @@ class BattleState(Effects):
 
     def plan(self, actor: int, action: Action) -> AttackPlan | None:
         """The pool and difficulty an ATTACK action would roll now."""
-        if self._plans_for == actor and action.called is None and action in self._plans:
-            t_id, m, off, pen, dist, sit, weapon, nums = self._plans[action]
+        parts = self._plans.get(id(action)) if self._plans_for == actor else None
+        if parts is not None:
+            t_id, m, off, pen, dist, sit, weapon, nums = parts
             c = self.combatants[actor]
             return plan_attack(c, self.combatants[t_id], m, self.tables, self.rules,
                                penalty=pen, distance=dist, situation=sit, offhand=off,
