@@ -228,7 +228,7 @@ class VtmParallelEnv(ParallelEnv):  # type: ignore[misc]
         masks = [self._noop_mask] * len(self.possible_agents)
         if d is not None:
             m = np.zeros(self.noop + 1, dtype=np.int8)
-            m[self.catalog.indices(d.options)] = 1
+            m[: self.noop] = self.catalog.mask(d)  # the catalog's (cached) mask; noop stays 0
             masks[d.actor] = m
         self._masks = masks
 
