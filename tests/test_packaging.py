@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -68,3 +69,39 @@ def test_the_build_under_test_is_the_one_asked_for() -> None:
         assert sorted(names) == compiled
     else:
         assert compiled == []
+
+
+def test_the_installed_build_replays_the_source_tree_byte_for_byte() -> None:
+    """Battles in this process (the build under test: compiled in CI's second pass)
+    and in a subprocess importing the checkout's pure-Python source give identical logs."""
+    from vtm_sim.policy import NearestEnemyPolicy
+    from vtm_sim.scenario import load_scenario
+    from vtm_sim.simulate import play
+    from vtm_sim.tactics import TacticianPolicy
+
+    cases = [("duel", 1), ("bar_brawl", 2), ("grapple_and_bite", 3), ("swat_raid", 4)]
+    code = (
+        "import json, sys, vtm_sim\n"
+        "from vtm_sim.scenario import load_scenario\n"
+        "from vtm_sim.simulate import play\n"
+        "from vtm_sim.policy import NearestEnemyPolicy\n"
+        "from vtm_sim.tactics import TacticianPolicy\n"
+        "assert vtm_sim.__file__.startswith(sys.argv[1]), vtm_sim.__file__\n"
+        "for name, seed in json.loads(sys.argv[2]):\n"
+        "    b = load_scenario(name).battle(seed=seed)\n"
+        "    n = len(b.combatants)\n"
+        "    play(b, [TacticianPolicy() if i % 2 else NearestEnemyPolicy() for i in range(n)])\n"
+        "    print(b.log.sha256())\n"
+        "assert vtm_sim.compiled_modules() == [], vtm_sim.compiled_modules()\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code, str(ROOT), json.dumps(cases)],
+        cwd=ROOT, capture_output=True, text=True, check=True,
+    ).stdout.split()
+    mine = []
+    for name, seed in cases:
+        b = load_scenario(name).battle(seed=seed)
+        n = len(b.combatants)
+        play(b, [TacticianPolicy() if i % 2 else NearestEnemyPolicy() for i in range(n)])
+        mine.append(b.log.sha256())
+    assert mine == out
