@@ -41,7 +41,8 @@ class ChoosingPolicy(Protocol):
 
 OneOpponent = str | type | ChoosingPolicy | PolicyFn
 OpponentSpec = OneOpponent | Mapping[int, OneOpponent] | None
-Factory = Callable[[np.random.Generator], PolicyFn]
+# A factory gets a maker of its episode's generator: it is derived only when wanted.
+Factory = Callable[[Callable[[], np.random.Generator]], PolicyFn]
 
 NAMED_POLICIES: dict[str, type] = {
     "nearest": NearestEnemyPolicy,
@@ -63,8 +64,10 @@ def _wants_rng(cls: type) -> bool:
 
 
 def _as_fn(obj: object) -> PolicyFn:
-    if isinstance(obj, ChoosingPolicy):
-        return obj.choose
+    choose = getattr(obj, "choose", None)  # what isinstance(obj, ChoosingPolicy) checks, faster
+    if callable(choose):
+        fn_: PolicyFn = choose
+        return fn_
     if callable(obj):
         fn: PolicyFn = obj
         return fn
@@ -81,7 +84,7 @@ def _factory(spec: OneOpponent) -> Factory:
     if isinstance(spec, type):
         cls = spec
         if _wants_rng(cls):
-            return lambda rng: _as_fn(cls(rng))
+            return lambda rng: _as_fn(cls(rng()))
         return lambda _rng: _as_fn(cls())
     fn = _as_fn(spec)
     return lambda _rng: fn
@@ -103,4 +106,8 @@ def build_policies(
 ) -> dict[int, PolicyFn]:
     """Fresh policies for one episode; each gets its own generator derived from ``rng``."""
     seed = int(rng.integers(0, 2**63 - 1))
-    return {i: f(np.random.default_rng([seed, i])) for i, f in factories.items()}
+
+    def maker(i: int) -> Callable[[], np.random.Generator]:
+        return lambda: np.random.default_rng([seed, i])
+
+    return {i: f(maker(i)) for i, f in factories.items()}
