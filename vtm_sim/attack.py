@@ -46,7 +46,9 @@ BONE_SPURS = Weapon("bone spurs", WeaponClass.UNARMED, DamageType.LETHAL, 0, 1, 
                     False, 0, "P")
 
 
-@dataclass(frozen=True, slots=True)
+# Built on the hot path: not frozen (a frozen dataclass costs several times more to
+# build); read-only by convention.
+@dataclass(slots=True)
 class Situation:
     """Modifiers from the battlefield and the characters' states."""
 
@@ -55,7 +57,9 @@ class Situation:
     auto_hit: bool = False  # CPX-3: a completely immobilized target
 
 
-@dataclass(frozen=True, slots=True)
+# Built on the hot path: not frozen (a frozen dataclass costs several times more to
+# build); read-only by convention.
+@dataclass(slots=True)
 class AttackPlan:
     """Everything about an attack that is known before a die is rolled."""
 
@@ -83,7 +87,9 @@ class AttackPlan:
         return not self.close
 
 
-@dataclass(frozen=True, slots=True)
+# Built on the hot path: not frozen (a frozen dataclass costs several times more to
+# build); read-only by convention.
+@dataclass(slots=True)
 class AttackOutcome:
     attack: Roll
     defense: Roll | None

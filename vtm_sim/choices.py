@@ -174,7 +174,9 @@ def defenses(kinds: tuple[DefenseKind, ...], abort: bool = False,
     return tuple(opts)
 
 
-@dataclass(frozen=True, slots=True)
+# Built on the hot path: not frozen (a frozen dataclass costs several times more to
+# build); read-only by convention.
+@dataclass(slots=True)
 class Decision:
     """What the battle is waiting for: who decides what, and the legal options."""
 

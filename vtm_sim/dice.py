@@ -93,7 +93,9 @@ class ScriptedDice:
 
 
 
-@dataclass(frozen=True, slots=True)
+# Built on the hot path: not frozen (a frozen dataclass costs several times more to
+# build); read-only by convention.
+@dataclass(slots=True)
 class Roll:
     """One roll of a dice pool and its outcome.
 
