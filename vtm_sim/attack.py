@@ -19,6 +19,7 @@ from vtm_sim.events import EventKind, EventLog
 from vtm_sim.rules import RuleSet
 from vtm_sim.stats import TALENTS
 from vtm_sim.tables import (
+    DAMAGE_TYPES,
     UNARMED,
     DamageType,
     ManeuverSpec,
@@ -320,18 +321,18 @@ def plan_attack(
         base = weapon.damage + dmg.bonus
     elif maneuver == "claws":
         base = attacker.attr("strength") + dmg.bonus
-        damage_auto = stats.discipline("potence")  # VAMP-5 (Std)
+        damage_auto = stats.disciplines.get("potence", 0)  # VAMP-5 (Std)
     else:
         bonus = (weapon.strength_bonus or 0) if (dmg.weapon or weapon.trips) else 0
         base = attacker.attr("strength") + bonus + dmg.bonus
         if weapon.cls is not WeaponClass.THROWN:
-            damage_auto = stats.discipline("potence")  # VAMP-5 (Std): melee and brawl
+            damage_auto = stats.disciplines.get("potence", 0)  # VAMP-5 (Std): melee and brawl
     if dmg.type in ("weapon", "claws") or (maneuver == "sweep" and weapon.trips):
         dtype = weapon.damage_type
     elif dmg.type == "none":
         dtype = DamageType.BASHING
     else:
-        dtype = DamageType(dmg.type)
+        dtype = DAMAGE_TYPES[dmg.type]
     return AttackPlan(
         maneuver, weapon, ability, pool, difficulty, stats.has_specialty(ability),
         base + damage_bonus, damage_auto, dtype, extra_successes_add(weapon, rules),

@@ -176,11 +176,15 @@ class Battle(Strikes):
         decision = self.pending
         if decision is None:
             raise IllegalActionError("the battle is over: nothing to decide")
-        if choice not in decision.options:
-            raise IllegalActionError(
-                f"{self.combatants[decision.actor].name} cannot choose {choice.to_json()} "
-                f"at this {decision.kind.value} decision"
-            )
+        for option in decision.options:  # by identity first: options are shared objects
+            if option is choice:
+                break
+        else:
+            if choice not in decision.options:
+                raise IllegalActionError(
+                    f"{self.combatants[decision.actor].name} cannot choose {choice.to_json()} "
+                    f"at this {decision.kind.value} decision"
+                )
         self.log.emit({"e": EventKind.DECIDE, "who": decision.actor,
                        "kind": decision.kind.value, "choice": choice.to_json()})
         self._plans_for = -1

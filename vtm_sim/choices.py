@@ -3,21 +3,21 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import Enum
 from functools import cache
 from typing import Any, TypeVar
 
 from vtm_sim.errors import ReplayError
+from vtm_sim.symbol import Symbol
 
 
-class DecisionKind(Enum):
+class DecisionKind(Symbol):
     BLOOD = "blood"  # VAMP-2: spend blood before declaring (raise Physical Attributes, heal)
     DECLARE = "declare"  # INIT-5: actions, full defense, Celerity, Willpower
     ACT = "act"  # an action at the combatant's initiative (or after a delay)
     DEFEND = "defend"  # a reaction to an incoming attack (DEF-2, DEF-3)
 
 
-class ActionKind(Enum):
+class ActionKind(Symbol):
     ATTACK = "attack"
     MOVE = "move"  # toward (or away from) a target, up to the running distance
     DRAW = "draw"  # ACT-5: ready another weapon (or put it away: unarmed)
@@ -36,14 +36,14 @@ class ActionKind(Enum):
     PASS = "pass"  # do nothing with this action
 
 
-class DefenseKind(Enum):
+class DefenseKind(Symbol):
     NONE = "none"
     DODGE = "dodge"  # DEF-5
     BLOCK = "block"  # DEF-4
     PARRY = "parry"  # DEF-6
 
 
-class AbortMethod(Enum):
+class AbortMethod(Symbol):
     """DEF-3: how a character that has not acted abandons its declared action."""
 
     ROLL = "roll"  # reflexive Willpower roll, difficulty 6
@@ -64,7 +64,7 @@ class Declaration:
                 "celerity": self.celerity, "willpower": self.willpower}
 
 
-class CalledShot(Enum):
+class CalledShot(Symbol):
     """RNG-8: target size of a called shot (the table is a rules-profile variant)."""
 
     MEDIUM = "medium"  # limb, bag
@@ -106,7 +106,7 @@ def action(kind: ActionKind, target: int | None = None, *, weapon: int | None = 
     return shared(Action(kind, target=target, weapon=weapon, away=away))
 
 
-class BloodUse(Enum):
+class BloodUse(Symbol):
     """VAMP-2: what a blood point buys."""
 
     NONE = "none"

@@ -11,19 +11,19 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from enum import Enum
 from typing import Protocol
 
 import numpy as np
 
 from vtm_sim.errors import DiceError
+from vtm_sim.symbol import Symbol
 
 MIN_DIFFICULTY = 2
 MAX_DIFFICULTY = 10
 DEFAULT_DIFFICULTY = 6
 
 
-class SpecialtyRule(Enum):
+class SpecialtyRule(Symbol):
     """How a specialty treats a 10 (DICE-5 variant ``specialty_rule``)."""
 
     EXPLODE = "explode"  # 10 scores and adds one more die, which may explode again

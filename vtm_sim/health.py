@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from enum import Enum
 
 from vtm_sim.stats import Kind
+from vtm_sim.symbol import Symbol
 from vtm_sim.tables import DamageType, HealthLevelSpec
 
 
-class Status(Enum):
+class Status(Symbol):
     """Whether a combatant is still in the fight."""
 
     ACTIVE = "active"

@@ -24,6 +24,8 @@ def carry_limit(c: Combatant) -> float:
 def burden(c: Combatant) -> tuple[int, float]:
     """MOVE-2: (difficulty added to physical actions, speed factor)."""
     load = c.stats.carrying
+    if load <= 0:
+        return 0, 1.0  # nothing carried (the usual case: skip the limit)
     limit = carry_limit(c)
     if load <= limit:
         return 0, 1.0

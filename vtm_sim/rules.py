@@ -35,9 +35,10 @@ class RuleSet(BaseModel):
 
     @property
     def specialty(self) -> SpecialtyRule:
-        return SpecialtyRule(self.specialty_rule)
+        return _SPECIALTY_RULES[self.specialty_rule]  # a dict: Enum(value) is slow Python
 
 
+_SPECIALTY_RULES = {r.value: r for r in SpecialtyRule}
 PROFILES = ("v20", "dark_ages")
 
 

@@ -13,10 +13,11 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from enum import Enum
+
+from vtm_sim.symbol import Symbol
 
 
-class CoverLevel(Enum):
+class CoverLevel(Symbol):
     """RNG-1: difficulty to hit a target in cover."""
 
     NONE = 0
@@ -30,7 +31,7 @@ class CoverLevel(Enum):
         return max(0, self.value - 1)
 
 
-class Lighting(Enum):
+class Lighting(Symbol):
     NORMAL = "normal"
     DARK = "dark"  # ATK-10: +2 difficulty in close combat, no firing blind
 

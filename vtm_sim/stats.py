@@ -3,17 +3,17 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import Enum
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from vtm_sim.config import load_yaml, validate
 from vtm_sim.errors import ConfigError
+from vtm_sim.symbol import Symbol
 from vtm_sim.tables import Armor, Tables, Weapon, load_tables
 
 
-class Kind(Enum):
+class Kind(Symbol):
     MORTAL = "mortal"
     GHOUL = "ghoul"
     VAMPIRE = "vampire"

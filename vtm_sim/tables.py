@@ -4,7 +4,6 @@ movement and maneuvers, loaded from ``configs/*.yaml`` and validated."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import Enum
 from functools import cache
 from pathlib import Path
 from typing import Literal
@@ -13,9 +12,10 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from vtm_sim.config import config_dir, load_yaml, validate
 from vtm_sim.errors import ConfigError
+from vtm_sim.symbol import Symbol
 
 
-class DamageType(Enum):
+class DamageType(Symbol):
     """DMG-1. Ordered from least to most severe."""
 
     BASHING = "bashing"
@@ -34,9 +34,10 @@ class DamageType(Enum):
 
 _MARKS = {DamageType.BASHING: "/", DamageType.LETHAL: "X", DamageType.AGGRAVATED: "*"}
 _SEVERITY = {DamageType.BASHING: 0, DamageType.LETHAL: 1, DamageType.AGGRAVATED: 2}
+DAMAGE_TYPES = {t.value: t for t in DamageType}  # by name: DamageType(name) is slow Python
 
 
-class WeaponClass(Enum):
+class WeaponClass(Symbol):
     UNARMED = "unarmed"
     MELEE = "melee"
     THROWN = "thrown"

@@ -1,0 +1,18 @@
+"""The base of the engine's enumerations."""
+
+from __future__ import annotations
+
+from enum import Enum
+
+
+class Symbol(Enum):
+    """An :class:`~enum.Enum` hashed by identity.
+
+    ``Enum.__hash__`` is Python code (it hashes the member's name), and enum
+    members key many dicts on the step path (option kinds, weapon classes,
+    damage types); members are singletons, so the identity hash (C code) is
+    just as good. Like name hashes, identity hashes differ between processes:
+    nothing may depend on the iteration order of a set of members.
+    """
+
+    __hash__ = object.__hash__
