@@ -48,8 +48,9 @@ BONE_SPURS = Weapon("bone spurs", WeaponClass.UNARMED, DamageType.LETHAL, 0, 1, 
 
 
 # Built on the hot path: not frozen (a frozen dataclass costs several times more to
-# build); read-only by convention.
-@dataclass(slots=True)
+# build) and with its own __init__ (mypyc compiles that one; the generated one stays
+# Python); read-only by convention.
+@dataclass(slots=True, init=False)
 class Situation:
     """Modifiers from the battlefield and the characters' states."""
 
@@ -57,10 +58,18 @@ class Situation:
     difficulty: int = 0  # ATK-8, ATK-10, RNG-1 cover, CPX-1, MAN-5 off balance, ...
     auto_hit: bool = False  # CPX-3: a completely immobilized target
 
+    def __init__(
+        self, dice: int = 0, difficulty: int = 0, auto_hit: bool = False,
+    ) -> None:
+        self.dice = dice
+        self.difficulty = difficulty
+        self.auto_hit = auto_hit
+
 
 # Built on the hot path: not frozen (a frozen dataclass costs several times more to
-# build); read-only by convention.
-@dataclass(slots=True)
+# build) and with its own __init__ (mypyc compiles that one; the generated one stays
+# Python); read-only by convention.
+@dataclass(slots=True, init=False)
 class AttackPlan:
     """Everything about an attack that is known before a die is rolled."""
 
@@ -83,14 +92,41 @@ class AttackPlan:
     offhand: bool = False
     no_damage: bool = False  # hold, kiss
 
+    def __init__(
+        self, maneuver: str, weapon: Weapon, ability: str, pool: int, difficulty: int,
+        specialty: bool, damage_base: int, damage_auto: int, damage_type: DamageType,
+        extra_successes_add: bool, close: bool, rounds: int, effect: str | None = None,
+        area: float = 0.0, auto_hit: bool = False, called: CalledShot | None = None,
+        offhand: bool = False, no_damage: bool = False,
+    ) -> None:
+        self.maneuver = maneuver
+        self.weapon = weapon
+        self.ability = ability
+        self.pool = pool
+        self.difficulty = difficulty
+        self.specialty = specialty
+        self.damage_base = damage_base
+        self.damage_auto = damage_auto
+        self.damage_type = damage_type
+        self.extra_successes_add = extra_successes_add
+        self.close = close
+        self.rounds = rounds
+        self.effect = effect
+        self.area = area
+        self.auto_hit = auto_hit
+        self.called = called
+        self.offhand = offhand
+        self.no_damage = no_damage
+
     @property
     def ranged(self) -> bool:
         return not self.close
 
 
 # Built on the hot path: not frozen (a frozen dataclass costs several times more to
-# build); read-only by convention.
-@dataclass(slots=True)
+# build) and with its own __init__ (mypyc compiles that one; the generated one stays
+# Python); read-only by convention.
+@dataclass(slots=True, init=False)
 class AttackOutcome:
     attack: Roll
     defense: Roll | None
@@ -101,6 +137,20 @@ class AttackOutcome:
     damage_type: DamageType
     stunned: bool
     disarmed: bool = False
+
+    def __init__(
+        self, attack: Roll, defense: Roll | None, damage: Roll | None, soak: Roll | None, net: int,
+        levels: int, damage_type: DamageType, stunned: bool, disarmed: bool = False,
+    ) -> None:
+        self.attack = attack
+        self.defense = defense
+        self.damage = damage
+        self.soak = soak
+        self.net = net
+        self.levels = levels
+        self.damage_type = damage_type
+        self.stunned = stunned
+        self.disarmed = disarmed
 
     @property
     def hit(self) -> bool:

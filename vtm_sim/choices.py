@@ -175,8 +175,9 @@ def defenses(kinds: tuple[DefenseKind, ...], abort: bool = False,
 
 
 # Built on the hot path: not frozen (a frozen dataclass costs several times more to
-# build); read-only by convention.
-@dataclass(slots=True)
+# build) and with its own __init__ (mypyc compiles that one; the generated one stays
+# Python); read-only by convention.
+@dataclass(slots=True, init=False)
 class Decision:
     """What the battle is waiting for: who decides what, and the legal options."""
 
@@ -186,6 +187,17 @@ class Decision:
     attacker: int | None = None  # DEFEND: who is attacking
     maneuver: str | None = None  # DEFEND: with what
     interrupt: bool = False  # ACT: a delayed character may act now (or keep delaying)
+
+    def __init__(
+        self, kind: DecisionKind, actor: int, options: tuple[Choice, ...],
+        attacker: int | None = None, maneuver: str | None = None, interrupt: bool = False,
+    ) -> None:
+        self.kind = kind
+        self.actor = actor
+        self.options = options
+        self.attacker = attacker
+        self.maneuver = maneuver
+        self.interrupt = interrupt
 
 
 def choice_from_json(kind: DecisionKind, data: dict[str, Any]) -> Choice:

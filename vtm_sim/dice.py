@@ -94,8 +94,9 @@ class ScriptedDice:
 
 
 # Built on the hot path: not frozen (a frozen dataclass costs several times more to
-# build); read-only by convention.
-@dataclass(slots=True)
+# build) and with its own __init__ (mypyc compiles that one; the generated one stays
+# Python); read-only by convention.
+@dataclass(slots=True, init=False)
 class Roll:
     """One roll of a dice pool and its outcome.
 
@@ -118,6 +119,19 @@ class Roll:
     willpower: bool = False
     specialty: bool = False
     damage: bool = False
+
+    def __init__(
+        self, pool: int, difficulty: int, faces: tuple[int, ...], successes: int, botch: bool,
+        willpower: bool = False, specialty: bool = False, damage: bool = False,
+    ) -> None:
+        self.pool = pool
+        self.difficulty = difficulty
+        self.faces = faces
+        self.successes = successes
+        self.botch = botch
+        self.willpower = willpower
+        self.specialty = specialty
+        self.damage = damage
 
     @property
     def rolled(self) -> bool:
