@@ -51,6 +51,7 @@ COMPILED_MODULES = [
     "vtm_sim/tactics.py",
     "vtm_sim/simulate.py",
     "envs/observation.py",
+    "envs/actions.py",
 ]
 
 

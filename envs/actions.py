@@ -29,6 +29,7 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 
+from envs.errors import CatalogError
 from vtm_sim.battle import MANEUVERS
 from vtm_sim.choices import (
     NO_DEFENSE,
@@ -72,10 +73,6 @@ PASSIVE: tuple[Choice, ...] = (
     Declaration(),
     BloodSpend(BloodUse.NONE, 0),
 )
-
-
-class CatalogError(RuntimeError):
-    """The engine offered a choice that the action catalog has no index for."""
 
 
 def _gap(choice: Choice) -> CatalogError:

@@ -43,7 +43,7 @@ DUEL = "vtm_sim/Duel-v0"
 
 
 def masked(mask: np.ndarray, rng: np.random.Generator) -> int:
-    idx = np.flatnonzero(mask)
+    idx = mask.nonzero()[0]
     return int(idx[rng.integers(idx.size)]) if idx.size else 0
 
 

@@ -384,7 +384,7 @@ def plan_attack(
     else:
         dtype = DAMAGE_TYPES[dmg.type]
     return AttackPlan(
-        maneuver, weapon, ability, pool, difficulty, stats.has_specialty(ability),
+        maneuver, weapon, ability, pool, difficulty, ability in stats.specialties,
         base + damage_bonus, damage_auto, dtype, extra_successes_add(weapon, rules),
         maneuver in CLOSE_MANEUVERS, rounds, spec.effect, spec.area, sit.auto_hit, called,
         offhand, dmg.type == "none",
@@ -399,7 +399,7 @@ def legal_defenses(defender: Combatant, plan: AttackPlan, *, room: bool = True) 
     if plan.close:
         # DEF-4: block bashing only, unless armored or with Fortitude
         if plan.damage_type is DamageType.BASHING or defender.armor_rating > 0 or (
-            defender.stats.discipline("fortitude") > 0
+            defender.stats.disciplines.get("fortitude", 0) > 0
         ):
             out.append(DefenseKind.BLOCK)
         w, _ = hand_weapon(defender, False)
@@ -418,7 +418,7 @@ DEFENSE_ABILITY = {
 def defense_pool(defender: Combatant, kind: DefenseKind, penalty: int) -> int:
     """Dexterity + Dodge / Brawl / Melee, less wounds, armor and ``penalty``."""
     s = defender.stats
-    pool = defender.attr("dexterity") + s.ability(DEFENSE_ABILITY[kind])
+    pool = defender.attr("dexterity") + s.abilities.get(DEFENSE_ABILITY[kind], 0)
     return pool - defender.penalty - defender.armor_penalty - penalty
 
 
@@ -430,7 +430,7 @@ def soak_pool(defender: Combatant, dtype: DamageType, rules: RuleSet, *,
     and Stamina joins Fortitude only under ``fortitude_soaks_fire_with_stamina``.
     """
     s = defender.stats
-    fort = s.discipline("fortitude")
+    fort = s.disciplines.get("fortitude", 0)
     pool = fort
     if dtype is DamageType.BASHING or (dtype is DamageType.LETHAL and defender.vampire):
         pool += defender.attr("stamina")  # SOAK-2
@@ -461,7 +461,7 @@ def roll_attack(plan: AttackPlan, attacker: Combatant, rules: RuleSet, dice_for:
 def roll_defense(defender: Combatant, defense: DefenseKind, penalty: int, difficulty: int,
                  rules: RuleSet, dice_for: DiceFor, log: EventLog) -> Roll:
     ability = DEFENSE_ABILITY[defense]
-    spec_rule = rules.specialty if defender.stats.has_specialty(ability) else None
+    spec_rule = rules.specialty if ability in defender.stats.specialties else None
     return _roll(log, defender.id, defense.value, defense_pool(defender, defense, penalty),
                  difficulty, dice_for, specialty=spec_rule)
 

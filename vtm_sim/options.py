@@ -44,7 +44,7 @@ class Options(BattleState):
     def _declare_options(self, c: Combatant) -> tuple[Choice, ...]:
         celerity = 0
         if c.stats.blood_pool and not c.staked:
-            celerity = min(c.stats.discipline("celerity"), c.blood)  # VAMP-3
+            celerity = min(c.stats.disciplines.get("celerity", 0), c.blood)  # VAMP-3
         wp = c.willpower_available(self.turn, self.rules.willpower_per_turn)
         return declarations(self.rules.max_actions, celerity, wp, not c.grappling)
 

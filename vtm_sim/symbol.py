@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from enum import Enum
+from operator import attrgetter
 
 
 class Symbol(Enum):
@@ -13,6 +14,13 @@ class Symbol(Enum):
     damage types); members are singletons, so the identity hash (C code) is
     just as good. Like name hashes, identity hashes differ between processes:
     nothing may depend on the iteration order of a set of members.
+
+    ``value`` is read through C code too (Enum's own property is Python),
+    which matters where compiled modules read it on every event.
     """
 
     __hash__ = object.__hash__
+
+
+# (set after the class body: in it, type checkers would take ``value`` for a member)
+setattr(Symbol, "value", property(attrgetter("_value_")))  # noqa: B010
