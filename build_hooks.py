@@ -12,15 +12,14 @@ Without the variable the package is pure Python and installs nothing more.
 from __future__ import annotations
 
 import os
+import shutil
 import tomllib
 from pathlib import Path
 from typing import Any
 
 from setuptools import build_meta as _setuptools
 from setuptools.build_meta import (  # noqa: F401  (the rest of the backend interface)
-    build_editable,
     build_sdist,
-    build_wheel,
     get_requires_for_build_sdist,
     prepare_metadata_for_build_editable,
     prepare_metadata_for_build_wheel,
@@ -33,6 +32,7 @@ MYPY = "mypy>=1.10"
 COMPILED_MODULES = [
     "vtm_sim/dice.py",
     "vtm_sim/health.py",
+    "vtm_sim/weapons.py",
     "vtm_sim/combatant.py",
     "vtm_sim/choices.py",
     "vtm_sim/events.py",
@@ -52,6 +52,7 @@ COMPILED_MODULES = [
     "vtm_sim/simulate.py",
     "envs/observation.py",
     "envs/actions.py",
+    "envs/env.py",
 ]
 
 
@@ -73,3 +74,22 @@ def get_requires_for_build_wheel(config_settings: dict[str, Any] | None = None) 
 
 def get_requires_for_build_editable(config_settings: dict[str, Any] | None = None) -> list[str]:
     return [*_setuptools.get_requires_for_build_editable(config_settings), *_compile_requires()]
+
+
+def _fresh_build_folder() -> None:
+    """Empty ``build/``: setuptools packs whatever its ``build/lib`` holds, so an
+    extension module left there by an earlier compiled build would otherwise be
+    installed again, stale, by a later build (compiled or pure)."""
+    shutil.rmtree(Path(__file__).parent / "build", ignore_errors=True)
+
+
+def build_wheel(wheel_directory: str, config_settings: dict[str, Any] | None = None,
+                metadata_directory: str | None = None) -> str:
+    _fresh_build_folder()
+    return str(_setuptools.build_wheel(wheel_directory, config_settings, metadata_directory))
+
+
+def build_editable(wheel_directory: str, config_settings: dict[str, Any] | None = None,
+                   metadata_directory: str | None = None) -> str:
+    _fresh_build_folder()
+    return str(_setuptools.build_editable(wheel_directory, config_settings, metadata_directory))

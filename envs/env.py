@@ -114,8 +114,6 @@ class VtmEnv(gym.Env[ObsType, np.int64]):
     ``gymnasium.make``.
     """
 
-    metadata: dict[str, Any] = {"render_modes": ["ansi"], "render_fps": 4}  # noqa: RUF012
-
     def __init__(
         self,
         scenario: str | Scenario = "duel",
@@ -272,6 +270,11 @@ class VtmEnv(gym.Env[ObsType, np.int64]):
         levels_taken(b.log.events, self._step_start, taken)
         dealt = sum(t for t, enemy in zip(taken, self._enemy, strict=True) if enemy)
         return self.shaping * (dealt - taken[self.agent_id])
+
+
+# A class attribute set after the class body: when mypyc compiles this module
+# (VTM_SIM_COMPILE=1), one in the body would become a per-instance slot.
+setattr(VtmEnv, "metadata", {"render_modes": ["ansi"], "render_fps": 4})  # noqa: B010
 
 
 def render_ansi(render_mode: str | None, battle: Battle | None, start: int) -> str | None:

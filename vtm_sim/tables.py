@@ -12,42 +12,32 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from vtm_sim.config import config_dir, load_yaml, validate
 from vtm_sim.errors import ConfigError
-from vtm_sim.symbol import Symbol
+from vtm_sim.weapons import DAMAGE_TYPES, UNARMED, Armor, DamageType, Weapon, WeaponClass
 
-
-class DamageType(Symbol):
-    """DMG-1. Ordered from least to most severe."""
-
-    BASHING = "bashing"
-    LETHAL = "lethal"
-    AGGRAVATED = "aggravated"
-
-    @property
-    def mark(self) -> str:
-        """DMG-7: the mark on the health track."""
-        return _MARKS[self]
-
-    @property
-    def severity(self) -> int:
-        return _SEVERITY[self]
-
-
-_MARKS = {DamageType.BASHING: "/", DamageType.LETHAL: "X", DamageType.AGGRAVATED: "*"}
-_SEVERITY = {DamageType.BASHING: 0, DamageType.LETHAL: 1, DamageType.AGGRAVATED: 2}
-DAMAGE_TYPES = {t.value: t for t in DamageType}  # by name: DamageType(name) is slow Python
-
-
-class WeaponClass(Symbol):
-    UNARMED = "unarmed"
-    MELEE = "melee"
-    THROWN = "thrown"
-    FIREARM = "firearm"
-    BOW = "bow"
-    CROSSBOW = "crossbow"
-
-    @property
-    def ranged(self) -> bool:
-        return self not in (WeaponClass.UNARMED, WeaponClass.MELEE)
+# (the weapon types live in vtm_sim.weapons, compiled with the hot modules)
+__all__ = [
+    "DAMAGE_TYPES",
+    "UNARMED",
+    "Armor",
+    "ArmorSpec",
+    "CalledShotRow",
+    "DamageSpec",
+    "DamageType",
+    "FeedingSpec",
+    "GenerationSpec",
+    "HealthLevelSpec",
+    "HealthTableSpec",
+    "ManeuverSpec",
+    "MishapEffect",
+    "MishapTableSpec",
+    "MovementSpec",
+    "SpeedSpec",
+    "Tables",
+    "Weapon",
+    "WeaponClass",
+    "WeaponSpec",
+    "load_tables",
+]
 
 
 class _Strict(BaseModel):
@@ -70,43 +60,9 @@ class WeaponSpec(_Strict):
     elemental: bool = False  # SOAK-3/SOAK-4: fire (or sunlight): armor does not help
 
 
-@dataclass(frozen=True, slots=True)
-class Weapon:
-    """A weapon from the weapon table (Std)."""
-
-    name: str
-    cls: WeaponClass
-    damage_type: DamageType
-    damage: int  # fixed damage pool (0 when Strength-based)
-    strength_bonus: int | None  # Strength-based damage: Strength + bonus
-    range: int  # short range in yards (0 for close combat)
-    rate: int
-    magazine: int
-    autofire: bool
-    length: int
-    conceal: str
-    scope: bool = False
-    trips: bool = False
-    elemental: bool = False
-
-    @property
-    def strength_based(self) -> bool:
-        return self.strength_bonus is not None
-
-
-UNARMED = Weapon("unarmed", WeaponClass.UNARMED, DamageType.BASHING, 0, 0, 0, 1, 0, False, 0, "P")
-
-
 class ArmorSpec(_Strict):
     rating: int = Field(ge=0, le=10)
     penalty: int = Field(ge=0, le=10)
-
-
-@dataclass(frozen=True, slots=True)
-class Armor:
-    name: str
-    rating: int
-    penalty: int
 
 
 class HealthLevelSpec(_Strict):
