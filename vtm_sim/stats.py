@@ -2,26 +2,28 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from vtm_sim.config import load_yaml, validate
 from vtm_sim.errors import ConfigError
-from vtm_sim.symbol import Symbol
-from vtm_sim.tables import Armor, Tables, Weapon, load_tables
+from vtm_sim.sheet import Kind, StatBlock
+from vtm_sim.tables import Tables, load_tables
 
-
-class Kind(Symbol):
-    MORTAL = "mortal"
-    GHOUL = "ghoul"
-    VAMPIRE = "vampire"
-
-    @property
-    def supernatural(self) -> bool:
-        """DMG-6: vampires (and other supernaturals) are stunned above Stamina + 2."""
-        return self is Kind.VAMPIRE
+# (Kind and StatBlock live in vtm_sim.sheet, compiled with the hot modules)
+__all__ = [
+    "ABILITIES",
+    "ATTRIBUTES",
+    "DISCIPLINES",
+    "MERITS",
+    "TALENTS",
+    "Kind",
+    "StatBlock",
+    "StatBlockSpec",
+    "build_stat_block",
+    "load_stat_block",
+]
 
 
 ATTRIBUTES = (
@@ -118,41 +120,6 @@ class StatBlockSpec(BaseModel):
             if m not in MERITS:
                 raise ValueError(f"unknown merit {m!r} (known: {', '.join(MERITS)})")
         return v
-
-
-@dataclass(frozen=True, slots=True)
-class StatBlock:
-    """A character's sheet: what does not change during a fight."""
-
-    name: str
-    kind: Kind
-    generation: int | None
-    attributes: dict[str, int]
-    abilities: dict[str, int]
-    disciplines: dict[str, int]
-    specialties: dict[str, str]
-    willpower: int
-    blood: int
-    blood_pool: int
-    blood_per_turn: int
-    weapons: tuple[Weapon, ...]
-    armor: Armor | None
-    merits: frozenset[str]
-    source: str = ""
-    carrying: float = 0.0  # MOVE-2
-    trait_max: int = 5  # VAMP-2 (Std): how far blood can raise a Physical Attribute
-
-    def attr(self, name: str) -> int:
-        return self.attributes.get(name, 1)
-
-    def ability(self, name: str) -> int:
-        return self.abilities.get(name, 0)
-
-    def discipline(self, name: str) -> int:
-        return self.disciplines.get(name, 0)
-
-    def has_specialty(self, trait: str) -> bool:
-        return trait in self.specialties
 
 
 def build_stat_block(
