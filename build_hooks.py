@@ -34,6 +34,7 @@ COMPILED_MODULES = [
     "vtm_sim/health.py",
     "vtm_sim/weapons.py",
     "vtm_sim/sheet.py",
+    "vtm_sim/maneuver.py",
     "vtm_sim/combatant.py",
     "vtm_sim/choices.py",
     "vtm_sim/events.py",

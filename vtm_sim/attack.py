@@ -22,7 +22,7 @@ from vtm_sim.tables import (
     DAMAGE_TYPES,
     UNARMED,
     DamageType,
-    ManeuverSpec,
+    Maneuver,
     Tables,
     Weapon,
     WeaponClass,
@@ -175,7 +175,7 @@ def claws_of(attacker: Combatant) -> Weapon | None:
     return None
 
 
-def maneuver_weapon(attacker: Combatant, maneuver: str, spec: ManeuverSpec | None = None,
+def maneuver_weapon(attacker: Combatant, maneuver: str, spec: Maneuver | None = None,
                     offhand: bool = False) -> Weapon | None:
     """The weapon a maneuver uses, or None if the attacker cannot perform it."""
     w, idx = hand_weapon(attacker, offhand)
@@ -217,7 +217,7 @@ def range_modifier(weapon: Weapon, distance: float) -> int | None:
     return None
 
 
-def reach_of(spec: ManeuverSpec) -> float:
+def reach_of(spec: Maneuver) -> float:
     """ATK-1: 1 yard unarmed, 2 yards with a melee weapon."""
     return float(spec.reach if spec.reach is not None else 1)
 
@@ -249,7 +249,7 @@ def effective_damage_type(weapon_type: DamageType, weapon: Weapon, target: Comba
 AttackNumbers = tuple[int, int, str, int]  # pool, difficulty, ability, rounds
 
 
-def ammo_needed(weapon: Weapon, spec: ManeuverSpec, ammo: int) -> int | None:
+def ammo_needed(weapon: Weapon, spec: Maneuver, ammo: int) -> int | None:
     """RNG-3/5/6/10: rounds a maneuver spends, None if the magazine cannot serve it."""
     if weapon.cls is WeaponClass.THROWN:
         return 1 if ammo >= 1 else None
@@ -264,7 +264,7 @@ def ammo_needed(weapon: Weapon, spec: ManeuverSpec, ammo: int) -> int | None:
 def attack_numbers(
     attacker: Combatant,
     maneuver: str,
-    spec: ManeuverSpec,
+    spec: Maneuver,
     weapon: Weapon,
     rules: RuleSet,
     sit: Situation,

@@ -35,7 +35,7 @@ from vtm_sim.state import (
     BattleState,
 )
 from vtm_sim.stats import StatBlock
-from vtm_sim.tables import ManeuverSpec, Tables, Weapon, WeaponClass
+from vtm_sim.tables import Maneuver, Tables, Weapon, WeaponClass
 
 
 class Options(BattleState):
@@ -222,7 +222,7 @@ class Options(BattleState):
 
 
 # usable maneuvers: (maneuver, spec, off hand, close, weapon)
-Candidate = tuple[str, ManeuverSpec, bool, bool, Weapon]
+Candidate = tuple[str, Maneuver, bool, bool, Weapon]
 _CANDIDATES: dict[tuple[object, ...], tuple[Tables, StatBlock, list[Candidate]]] = {}
 
 

@@ -12,6 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from vtm_sim.config import config_dir, load_yaml, validate
 from vtm_sim.errors import ConfigError
+from vtm_sim.maneuver import Damage, Maneuver
 from vtm_sim.weapons import DAMAGE_TYPES, UNARMED, Armor, DamageType, Weapon, WeaponClass
 
 # (the weapon types live in vtm_sim.weapons, compiled with the hot modules)
@@ -27,6 +28,7 @@ __all__ = [
     "GenerationSpec",
     "HealthLevelSpec",
     "HealthTableSpec",
+    "Maneuver",
     "ManeuverSpec",
     "MishapEffect",
     "MishapTableSpec",
@@ -161,7 +163,7 @@ class Tables:
     health: tuple[HealthLevelSpec, ...]
     generations: dict[int, GenerationSpec]
     movement: MovementSpec
-    maneuvers: dict[str, ManeuverSpec]
+    maneuvers: dict[str, Maneuver]
     called_shots: dict[str, CalledShotRow]
     mishaps: MishapTableSpec
     feeding: FeedingSpec
@@ -169,6 +171,15 @@ class Tables:
 
     def weapon(self, name: str) -> Weapon:
         return UNARMED if name == "unarmed" else self.weapons[name]
+
+
+def _maneuver(spec: ManeuverSpec) -> Maneuver:
+    d = spec.damage
+    return Maneuver(
+        spec.attribute, spec.ability, spec.difficulty, spec.accuracy, spec.reach, spec.rounds,
+        spec.magazine, spec.area, spec.effect, tuple(spec.needs),
+        Damage(d.strength, d.weapon, d.bonus, d.type),
+    )
 
 
 def _mapping(path: Path) -> dict[str, object]:
@@ -213,7 +224,8 @@ def load_tables(root: Path | None = None) -> Tables:
     movement = validate(MovementSpec, load_yaml(path), path)
     path = root / "maneuvers.yaml"
     maneuvers = {
-        str(n): validate(ManeuverSpec, r, path, str(n)) for n, r in _mapping(path).items()
+        str(n): _maneuver(validate(ManeuverSpec, r, path, str(n)))
+        for n, r in _mapping(path).items()
     }
     path = root / "called_shots.yaml"
     called = {
