@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+import vtm_sim
 from agents.base import legal_indices
 from envs.observation import OBS_VERSION
 
@@ -35,6 +36,7 @@ def _versions() -> dict[str, str]:
             out[name] = importlib_metadata.version(name)
         except importlib_metadata.PackageNotFoundError:
             continue
+    out["vtm_sim_build"] = "mypyc" if vtm_sim.compiled_modules() else "pure Python"
     return out
 
 
