@@ -75,7 +75,9 @@ def get_requires_for_build_wheel(config_settings: dict[str, Any] | None = None) 
 
 
 def get_requires_for_build_editable(config_settings: dict[str, Any] | None = None) -> list[str]:
-    return [*_setuptools.get_requires_for_build_editable(config_settings), *_compile_requires()]
+    if compile_requested():
+        raise SystemExit(EDITABLE_REFUSED)
+    return [*_setuptools.get_requires_for_build_editable(config_settings)]
 
 
 def _fresh_build_folder() -> None:
@@ -91,7 +93,16 @@ def build_wheel(wheel_directory: str, config_settings: dict[str, Any] | None = N
     return str(_setuptools.build_wheel(wheel_directory, config_settings, metadata_directory))
 
 
+EDITABLE_REFUSED = (
+    f"{COMPILE_ENV}=1 builds a regular install only: use 'pip install .', not 'pip install -e .'"
+    " (an editable compiled build leaves compiled modules in the checkout, where they would"
+    " shadow its .py files for every interpreter)"
+)
+
+
 def build_editable(wheel_directory: str, config_settings: dict[str, Any] | None = None,
                    metadata_directory: str | None = None) -> str:
+    if compile_requested():
+        raise SystemExit(EDITABLE_REFUSED)
     _fresh_build_folder()
     return str(_setuptools.build_editable(wheel_directory, config_settings, metadata_directory))

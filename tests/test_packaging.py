@@ -47,6 +47,17 @@ def test_compile_switch(monkeypatch: pytest.MonkeyPatch, value: str, wanted: boo
         assert extra == []
 
 
+def test_an_editable_compiled_build_is_refused(monkeypatch: pytest.MonkeyPatch,
+                                               tmp_path: Path) -> None:
+    """It would leave .so files in the checkout, shadowing the .py files being edited."""
+    monkeypatch.setenv(build_hooks.COMPILE_ENV, "1")
+    for hook in (build_hooks.get_requires_for_build_editable,
+                 lambda: build_hooks.build_editable(str(tmp_path))):
+        with pytest.raises(SystemExit, match=r"not 'pip install -e \.'"):
+            hook()
+    assert not list(tmp_path.iterdir())
+
+
 def test_compiled_modules_exist_and_are_typed() -> None:
     """Every module named for compilation exists and is under the strict type check."""
     for path in build_hooks.COMPILED_MODULES:
