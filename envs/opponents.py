@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable, Iterable, Mapping
-from typing import Protocol, runtime_checkable
+from typing import Protocol
 
 import numpy as np
 
@@ -34,7 +34,6 @@ __all__ = ["NAMED_POLICIES", "OpponentSpec", "PolicyFn", "build_policies", "oppo
 PolicyFn = Callable[[Battle, Decision], Choice]
 
 
-@runtime_checkable
 class ChoosingPolicy(Protocol):
     def choose(self, battle: Battle, decision: Decision) -> Choice: ...
 
@@ -64,7 +63,7 @@ def _wants_rng(cls: type) -> bool:
 
 
 def _as_fn(obj: object) -> PolicyFn:
-    choose = getattr(obj, "choose", None)  # what isinstance(obj, ChoosingPolicy) checks, faster
+    choose = getattr(obj, "choose", None)  # a ChoosingPolicy (checked by attribute: cheap)
     if callable(choose):
         fn_: PolicyFn = choose
         return fn_

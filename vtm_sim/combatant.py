@@ -6,6 +6,7 @@ import math
 from dataclasses import dataclass, field
 
 from vtm_sim.health import HealthTrack, Status
+from vtm_sim.sheet import UNLISTED_ATTRIBUTE
 from vtm_sim.stats import Kind, StatBlock
 from vtm_sim.tables import UNARMED, Tables, Weapon
 
@@ -95,7 +96,7 @@ class Combatant:
 
     def attr(self, name: str) -> int:
         """An Attribute with blood bonuses (VAMP-2)."""
-        return self.stats.attributes.get(name, 1) + self.attr_bonus.get(name, 0)
+        return self.stats.attributes.get(name, UNLISTED_ATTRIBUTE) + self.attr_bonus.get(name, 0)
 
     # --- derived state -------------------------------------------------
     @property

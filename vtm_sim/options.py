@@ -26,7 +26,6 @@ from vtm_sim.combatant import Combatant
 from vtm_sim.movement import walk_speed
 from vtm_sim.state import (
     ADJACENT_YARDS,
-    CACHE_LIMIT,
     CALLABLE,
     GRAPPLE_MANEUVERS,
     HAND_MANEUVERS,
@@ -223,6 +222,7 @@ class Options(BattleState):
 
 # usable maneuvers: (maneuver, spec, off hand, close, weapon)
 Candidate = tuple[str, Maneuver, bool, bool, Weapon]
+CACHE_LIMIT = 4096  # entries in the memo of usable maneuvers
 _CANDIDATES: dict[tuple[object, ...], tuple[Tables, StatBlock, list[Candidate]]] = {}
 
 

@@ -8,6 +8,8 @@ from dataclasses import dataclass
 from vtm_sim.symbol import Symbol
 from vtm_sim.weapons import Armor, Weapon
 
+UNLISTED_ATTRIBUTE = 1  # an Attribute a sheet leaves out has one dot
+
 
 class Kind(Symbol):
     MORTAL = "mortal"
@@ -43,7 +45,7 @@ class StatBlock:
     trait_max: int = 5  # VAMP-2 (Std): how far blood can raise a Physical Attribute
 
     def attr(self, name: str) -> int:
-        return self.attributes.get(name, 1)
+        return self.attributes.get(name, UNLISTED_ATTRIBUTE)
 
     def ability(self, name: str) -> int:
         return self.abilities.get(name, 0)

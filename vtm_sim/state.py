@@ -42,7 +42,6 @@ MANEUVERS = (
 )
 ENGAGE_YARDS = 2.0  # ATK-8: an enemy this close is engaging the character
 ADJACENT_YARDS = 1.0
-CACHE_LIMIT = 4096  # entries in the memo of usable maneuvers
 REACH_SLACK = 0.01  # positions are rounded to 1/1000 yard: this close counts as in reach
 DODGE_YARDS = 1.0  # DEF-5: room a dodge under fire needs to reach cover
 SPRAY_DODGE = 1  # RNG-6: dodging autofire spray is +1 difficulty
