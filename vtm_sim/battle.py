@@ -130,6 +130,7 @@ class Battle(Strikes):
         turn_limit: int = 20,
         field: Field = OPEN_FIELD,
         ambush: Sequence[tuple[int, int]] = (),
+        start: bool = True,
     ) -> None:
         self.rules = rules or load_rules("v20")
         self.tables = tables or load_tables()
@@ -157,6 +158,21 @@ class Battle(Strikes):
         # what the pending ACT options' plans are made of (built on demand)
         self._plans: dict[int, PlanParts] = {}
         self._plans_for = -1
+        # initiative totals given for the turn about to start (a state file's), by id
+        self.initiative_given: dict[int, int] | None = None
+        self.pending: Decision | None = None
+        if start:
+            self.begin()
+
+    def begin(self) -> Decision | None:
+        """Log the header and advance to the first decision.
+
+        A battle made with ``start=False`` may be changed first (its
+        combatants, ``turn`` as the turns already played, ``initiative_given``).
+        """
+        field = self.field
+        seed = self.seed
+        turn_limit = self.turn_limit
         self.log.emit({
             "e": EventKind.BATTLE, "version": LOG_VERSION, "seed": seed,
             "rules": self.rules.model_dump(), "turn_limit": turn_limit,
@@ -168,7 +184,8 @@ class Battle(Strikes):
             ],
         })
         self._flow = self._run()
-        self.pending: Decision | None = next(self._flow, None)
+        self.pending = next(self._flow, None)
+        return self.pending
 
     # --- driving --------------------------------------------------------
     def choose(self, choice: Choice) -> Decision | None:
@@ -237,9 +254,17 @@ class Battle(Strikes):
 
     def _roll_initiative(self) -> None:
         """INIT-2/3/4: 1d10 + Dexterity + Wits - wounds; ties by rating."""
+        given, self.initiative_given = self.initiative_given, None
         for c in self.combatants:
             c.reset_turn()
             if not self.able(c):
+                continue
+            if given is not None and c.id in given:  # a state file's initiative, already rolled
+                c.rolled_penalty = c.health.penalty
+                c.initiative = given[c.id] + c.health.penalty
+                self.log.emit({"e": EventKind.INITIATIVE, "who": c.id, "given": given[c.id],
+                               "rating": c.rating, "penalty": c.health.penalty,
+                               "total": self.initiative_now(c)})
                 continue
             r = roll(1, 2, self.dice, damage=True)
             c.initiative = c.rating + r.faces[0]  # wounds come off when read (INIT-4)

@@ -51,7 +51,7 @@ def _replay(log: EventLog) -> Battle:
     for ev in events:
         if ev["e"] == EventKind.ROLL:
             faces.extend(ev["faces"])
-        elif ev["e"] == EventKind.INITIATIVE:
+        elif ev["e"] == EventKind.INITIATIVE and "die" in ev:
             faces.append(ev["die"])
         elif ev["e"] == EventKind.DECIDE:
             decisions.append(ev)
