@@ -39,6 +39,24 @@ from vtm_sim.combatant import Combatant
 from vtm_sim.dice import DiceSource, RngDice, roll
 from vtm_sim.errors import IllegalActionError
 from vtm_sim.events import EventKind, EventLog
+from vtm_sim.flow import (
+    ACT_ASKED,
+    ACT_ATTACKED,
+    AMBUSH_ASKED,
+    AMBUSH_DONE,
+    DECLARE_ASK,
+    DECLARE_BLOOD,
+    FIRST_ACTING,
+    FIRST_END,
+    FIRST_FINAL,
+    FIRST_GROUP,
+    FIRST_INTERRUPTED,
+    TURNS_DECLARED,
+    TURNS_FIRST_DONE,
+    TURNS_LOOP,
+    Frame,
+    Routine,
+)
 from vtm_sim.options import declarations
 from vtm_sim.rules import RuleSet, load_rules
 from vtm_sim.space import OPEN_FIELD, CoverLevel, CoverZone, Field, Lighting, Wall
@@ -48,7 +66,8 @@ from vtm_sim.state import (
     LOG_VERSION,
     MANEUVERS,
     REACH_SLACK,
-    Flow,
+    STATE_FORMAT,
+    STATE_VERSION,
     PlanParts,
     flank_bonus,
 )
@@ -161,6 +180,7 @@ class Battle(Strikes):
         # initiative totals given for the turn about to start (a state file's), by id
         self.initiative_given: dict[int, int] | None = None
         self.pending: Decision | None = None
+        self.stack: list[Frame] = []  # the turn sequence (vtm_sim.flow): empty until begun
         if start:
             self.begin()
 
@@ -183,8 +203,8 @@ class Battle(Strikes):
                 for c in self.combatants
             ],
         })
-        self._flow = self._run()
-        self.pending = next(self._flow, None)
+        self.stack = [Frame(Routine.TURNS)]
+        self.pending = self._advance(None)
         return self.pending
 
     # --- driving --------------------------------------------------------
@@ -206,38 +226,202 @@ class Battle(Strikes):
                        "kind": decision.kind.value, "choice": choice.to_json()})
         self._plans_for = -1
         self._plans.clear()
-        try:
-            self.pending = self._flow.send(choice)
-        except StopIteration:
-            self.pending = None
+        self.pending = self._advance(choice)
         return self.pending
 
+    def _advance(self, choice: Choice | None) -> Decision | None:
+        """Run the turn sequence until someone must decide (None: the battle is over).
+
+        ``choice`` answers the decision the top frame asked; each routine
+        either asks (returns the Decision, its frame staying on top), or pushes
+        a child frame, or pops its own, and the loop goes on with the new top.
+        """
+        stack = self.stack
+        while stack:
+            f = stack[-1]
+            r = f.routine
+            if r is Routine.ACT:
+                d = self._act(f, choice)
+            elif r is Routine.ATTACK:
+                d = self._attack(f)
+            elif r is Routine.DEFEND:
+                d = self._defend(f, choice)
+            elif r is Routine.FIRST:
+                d = self._first_pass(f)
+            elif r is Routine.DECLARE:
+                d = self._declarations(f, choice)
+            elif r is Routine.EXTRA:
+                d = self._extra_rounds(f)
+            elif r is Routine.INTERRUPTS:
+                d = self._interrupts(f)
+            elif r is Routine.TURNS:
+                d = self._turns(f)
+            else:
+                d = self._ambushes(f, choice)
+            if d is not None:
+                return d
+            choice = None
+        return None
+
+    def ask(self, f: Frame) -> Decision:
+        """The decision a frame waiting at ``f.pc`` asks (rebuilt the same way on load)."""
+        c = self.combatants[f.actor]
+        r = f.routine
+        if r is Routine.ACT:
+            return Decision(DecisionKind.ACT, c.id, self._action_options(
+                c, first=f.first, interrupt=f.interrupt, final=f.final), interrupt=f.interrupt)
+        if r is Routine.DEFEND:
+            plan = self.stack[-2].plan
+            assert plan is not None
+            return Decision(DecisionKind.DEFEND, c.id, self._defense_options(c, plan),
+                            f.target, plan.maneuver)
+        if r is Routine.DECLARE:
+            if f.pc == DECLARE_BLOOD:
+                return Decision(DecisionKind.BLOOD, c.id, blood_options(c))
+            return Decision(DecisionKind.DECLARE, c.id, self._declare_options(c))
+        assert r is Routine.AMBUSH and self._surprise is not None
+        t_id = self._surprise[1]
+        opts = [o for o in self._action_options(c, first=False, interrupt=False, final=True)
+                if isinstance(o, Action) and (
+                    (o.kind is ActionKind.ATTACK and o.target == t_id)
+                    or o.kind is ActionKind.PASS)]
+        return Decision(DecisionKind.ACT, c.id, tuple(opts))
+
+    # --- copies and saved states -------------------------------------------
+    def clone(self, *, dice: DiceSource | None = None) -> Battle:
+        """An independent copy: it continues exactly as this battle would.
+
+        Given the same choices (and, with ``dice``, the same dice) both go on
+        identically, and nothing done to one changes the other. Stat blocks,
+        rules, tables, the field and logged events are shared: none of them
+        ever changes.
+        """
+        if dice is None:
+            fork = getattr(self.dice, "clone", None)
+            if fork is None:
+                raise TypeError(f"{type(self.dice).__name__} dice cannot be copied: pass dice=")
+            dice = fork()
+        new = Battle((), dice=dice, rules=self.rules, tables=self.tables,
+                     turn_limit=self.turn_limit, field=self.field, start=False)
+        cs = [c.copy() for c in self.combatants]
+        new.combatants = cs
+        new.seed = self.seed
+        new.ambush = self.ambush
+        new.log = EventLog(self.log.events)
+        new.turn = self.turn
+        new.winner = self.winner
+        new.over = self.over
+        new.end_reason = self.end_reason
+        new.order = [cs[c.id] for c in self.order]
+        new._surprise = self._surprise
+        new._plans = dict(self._plans)
+        new._plans_for = self._plans_for
+        new.initiative_given = self.initiative_given
+        new.stack = [f.copy() for f in self.stack]
+        new.pending = self.pending
+        return new
+
+    def to_state(self, *, log: bool = True) -> dict[str, Any]:
+        """The whole battle as JSON-ready data: setup, combatants, turn sequence,
+        the pending decision, the dice stream and (with ``log``) the event log.
+
+        :meth:`from_state` rebuilds a battle that continues exactly as this one.
+        """
+        to_json = getattr(self.dice, "to_json", None)
+        if to_json is None:
+            raise TypeError(f"{type(self.dice).__name__} dice cannot be saved")
+        p = self.pending
+        state: dict[str, Any] = {
+            "format": STATE_FORMAT, "version": STATE_VERSION, "log_version": LOG_VERSION,
+            "seed": self.seed, "rules": self.rules.model_dump(), "turn_limit": self.turn_limit,
+            "field": field_to_json(self.field), "ambush": [list(a) for a in self.ambush],
+            "sheets": [sheet_of(c.stats) for c in self.combatants],
+            "combatants": [c.to_json() for c in self.combatants],
+            "turn": self.turn, "over": self.over, "winner": self.winner,
+            "end_reason": self.end_reason, "order": [c.id for c in self.order],
+            "surprise": None if self._surprise is None else list(self._surprise),
+            "initiative_given": None if self.initiative_given is None else [
+                [k, v] for k, v in self.initiative_given.items()],
+            "flow": [f.to_json() for f in self.stack],
+            "pending": None if p is None else {
+                "kind": p.kind.value, "actor": p.actor,
+                "options": [o.to_json() for o in p.options]},
+            "dice": to_json(),
+        }
+        if log:
+            state["log"] = list(self.log.events)
+        return state
+
+    @classmethod
+    def from_state(cls, data: dict[str, Any], *, seed: int | None = None,
+                   dice: DiceSource | None = None, tables: Tables | None = None) -> Battle:
+        """Rebuild a battle saved by :meth:`to_state`.
+
+        Without ``seed`` or ``dice`` it continues the saved dice stream; a
+        ``seed`` starts a fresh stream from that seed instead. A state saved
+        without its log starts a new log whose header holds the state.
+        Raises :class:`~vtm_sim.errors.StateError` on a malformed state.
+        """
+        from vtm_sim.saved import battle_from_state
+
+        return battle_from_state(data, seed=seed, dice=dice, tables=tables)
+
     # --- the turn sequence -------------------------------------------------
-    def _run(self) -> Flow:
-        if self.ambush:
-            yield from self._ambushes()
-        while not self._decided():
-            if self.turn >= self.turn_limit:
-                self._finish("turn limit")
-                return
-            self.turn += 1
-            self.log.emit({"e": EventKind.TURN, "turn": self.turn})
-            self._roll_initiative()
-            for c in reversed(self.order):  # INIT-5: slowest declares first
-                if not self._can_decide(c):
-                    continue
-                options = blood_options(c)
-                if len(options) > 1:  # VAMP-2: reflexive, before declaring (004)
-                    spend = yield Decision(DecisionKind.BLOOD, c.id, options)
-                    assert isinstance(spend, BloodSpend)
-                    self._spend_blood(c, spend)
-                decl = yield Decision(DecisionKind.DECLARE, c.id, self._declare_options(c))
-                assert isinstance(decl, Declaration)
-                self._apply_declaration(c, decl)
-            yield from self._first_pass()
+    def _turns(self, f: Frame) -> Decision | None:
+        """The root routine: ambushes, then turn after turn until one side is left."""
+        stack = self.stack
+        if f.pc == 0:
+            f.pc = TURNS_LOOP
+            if self.ambush:
+                stack.append(Frame(Routine.AMBUSH))
+                return None
+        if f.pc == TURNS_DECLARED:
+            f.pc = TURNS_FIRST_DONE
+            stack.append(Frame(Routine.FIRST))
+            return None
+        if f.pc == TURNS_FIRST_DONE:
+            f.pc = TURNS_LOOP
             if not self._decided():
-                yield from self._extra_rounds()
-        self._finish("victory")
+                stack.append(Frame(Routine.EXTRA))
+                return None
+        if self._decided():
+            self._finish("victory")
+            stack.pop()
+            return None
+        if self.turn >= self.turn_limit:
+            self._finish("turn limit")
+            stack.pop()
+            return None
+        self.turn += 1
+        self.log.emit({"e": EventKind.TURN, "turn": self.turn})
+        self._roll_initiative()
+        f.pc = TURNS_DECLARED
+        # INIT-5: slowest declares first
+        stack.append(Frame(Routine.DECLARE, ids=[c.id for c in reversed(self.order)]))
+        return None
+
+    def _declarations(self, f: Frame, choice: Choice | None) -> Decision | None:
+        """INIT-5 declarations, each after the blood spend it may make (VAMP-2, 004)."""
+        cs = self.combatants
+        if f.pc == DECLARE_BLOOD:
+            assert isinstance(choice, BloodSpend)
+            self._spend_blood(cs[f.actor], choice)
+            f.pc = DECLARE_ASK
+            return self.ask(f)
+        if f.pc == DECLARE_ASK:
+            assert isinstance(choice, Declaration)
+            self._apply_declaration(cs[f.actor], choice)
+            f.i += 1
+        while f.i < len(f.ids):
+            c = cs[f.ids[f.i]]
+            if not self._can_decide(c):
+                f.i += 1
+                continue
+            f.actor = c.id
+            f.pc = DECLARE_BLOOD if len(blood_options(c)) > 1 else DECLARE_ASK
+            return self.ask(f)
+        self.stack.pop()
+        return None
 
     def _decided(self) -> bool:
         return len({c.side for c in self.combatants if self.able(c)}) <= 1
@@ -304,68 +488,142 @@ class Battle(Strikes):
     def _by_initiative(self, cs: Sequence[Combatant]) -> list[Combatant]:
         return sorted(cs, key=lambda c: (-self.initiative_now(c), -c.rating, c.id))
 
-    def _first_pass(self) -> Flow:
-        pending = [c for c in self.order if self._may_take_first(c)]
-        while pending:
+    def _first_pass(self, f: Frame) -> Decision | None:
+        """First actions in initiative order: groups of equal initiative act together
+        (INIT-3), delayed characters may interrupt before each group (INIT-6), and
+        delayed and waiting ones act at the end of the pass (INIT-6/7).
+
+        ``f.rest`` holds who is still to be reached, ``f.ids`` the group acting
+        (or, from FIRST_FINAL on, everyone by initiative), ``f.i`` the next of them.
+        """
+        cs = self.combatants
+        stack = self.stack
+        if f.pc == 0:
+            f.rest = [c.id for c in self.order if self._may_take_first(c)]
+            f.pc = FIRST_GROUP
+        if f.pc == FIRST_INTERRUPTED:
+            if self._decided():
+                stack.pop()
+                return None
+            group = [c for c in (cs[i] for i in f.ids) if self._may_take_first(c)]
+            f.simultaneous = len(group) > 1  # INIT-3: both resolve before either is removed
+            if f.simultaneous:
+                for c in group:
+                    c.sim_penalty = c.health.penalty
+            f.ids = [c.id for c in group]
+            f.i = 0
+            f.pc = FIRST_ACTING
+        if f.pc == FIRST_ACTING:
+            while f.i < len(f.ids):
+                c = cs[f.ids[f.i]]
+                f.i += 1
+                if c.acted or c.staked or (not f.simultaneous and not self._may_take_first(c)):
+                    continue
+                stack.append(Frame(Routine.ACT, actor=c.id, first=True))
+                return None
+            for i in f.ids:
+                cs[i].sim_penalty = None
+            if self._decided():
+                stack.pop()
+                return None
+            f.pc = FIRST_GROUP
+        while f.pc == FIRST_GROUP:
+            pending = [cs[i] for i in f.rest]
+            if not pending:
+                f.pc = FIRST_END
+                break
             top = max((self.initiative_now(c), c.rating) for c in pending)
             group = [c for c in pending if (self.initiative_now(c), c.rating) == top]
-            pending = [c for c in pending if c not in group]
+            f.rest = [c.id for c in pending if c not in group]
             group = [c for c in group if self._may_take_first(c)]
             if not group:
                 continue
-            yield from self._interrupts()
-            if self._decided():
-                return
-            group = [c for c in group if self._may_take_first(c)]
-            simultaneous = len(group) > 1  # INIT-3: both resolve before either is removed
-            if simultaneous:
-                for c in group:
-                    c.sim_penalty = c.health.penalty
-            for c in group:
-                if c.acted or c.staked or (not simultaneous and not self._may_take_first(c)):
-                    continue
-                yield from self._act(c, first=True)
-            for c in group:
-                c.sim_penalty = None
-            if self._decided():
-                return
-        # INIT-7: if everyone waited, nobody acts this turn
-        able = [c for c in self.order if self._can_decide(c)]
-        if able and all(c.waiting for c in able):
-            return
+            f.ids = [c.id for c in group]
+            f.pc = FIRST_INTERRUPTED
+            stack.append(Frame(Routine.INTERRUPTS))
+            return None
+        if f.pc == FIRST_END:
+            # INIT-7: if everyone waited, nobody acts this turn
+            able = [c for c in self.order if self._can_decide(c)]
+            if able and all(c.waiting for c in able):
+                stack.pop()
+                return None
+            f.ids = [c.id for c in self._by_initiative(self.order)]
+            f.i = 0
+            f.pc = FIRST_FINAL
+        elif self._decided():  # FIRST_FINAL, back from an action
+            stack.pop()
+            return None
         # INIT-6/7: delayed and waiting characters act at the end of the pass
-        for c in self._by_initiative(self.order):
+        while f.i < len(f.ids):
+            c = cs[f.ids[f.i]]
+            f.i += 1
             if (c.delayed or c.waiting) and self._may_take_first(c):
-                yield from self._act(c, first=True, final=True)
-                if self._decided():
-                    return
+                stack.append(Frame(Routine.ACT, actor=c.id, first=True, final=True))
+                return None
+        stack.pop()
+        return None
 
-    def _interrupts(self) -> Flow:
+    def _interrupts(self, f: Frame) -> Decision | None:
         """INIT-6: delayed characters may act before the next one does."""
-        for d in self._by_initiative(self.order):
+        cs = self.combatants
+        if f.pc == 0:
+            f.ids = [c.id for c in self._by_initiative(self.order)]
+            f.pc = 1
+        elif self._decided():
+            self.stack.pop()
+            return None
+        while f.i < len(f.ids):
+            d = cs[f.ids[f.i]]
+            f.i += 1
             if d.delayed and self._may_take_first(d):
-                yield from self._act(d, first=True, interrupt=True)
-                if self._decided():
-                    return
+                self.stack.append(Frame(Routine.ACT, actor=d.id, first=True, interrupt=True))
+                return None
+        self.stack.pop()
+        return None
 
-    def _extra_rounds(self) -> Flow:
+    def _extra_rounds(self, f: Frame) -> Decision | None:
         """INIT-8: second actions of everyone, then third actions, ..."""
+        cs = self.combatants
+        if f.pc == 1 and self._decided():
+            self.stack.pop()
+            return None
         while True:
-            ready = [
-                c for c in self.order
-                if self._can_decide(c) and c.acted and not c.full_defense and c.actions_left > 0
-            ]
-            if not ready:
-                return
-            for c in self._by_initiative(ready):
+            if f.pc == 0:
+                ready = [
+                    c for c in self.order
+                    if self._can_decide(c) and c.acted and not c.full_defense
+                    and c.actions_left > 0
+                ]
+                if not ready:
+                    self.stack.pop()
+                    return None
+                f.ids = [c.id for c in self._by_initiative(ready)]
+                f.i = 0
+                f.pc = 1
+            while f.i < len(f.ids):
+                c = cs[f.ids[f.i]]
+                f.i += 1
                 if self._can_decide(c) and c.actions_left > 0:
-                    yield from self._act(c, first=False)
-                    if self._decided():
-                        return
+                    self.stack.append(Frame(Routine.ACT, actor=c.id))
+                    return None
+            f.pc = 0
 
-    def _ambushes(self) -> Flow:
+    def _ambushes(self, f: Frame, choice: Choice | None) -> Decision | None:
         """ATK-11: Dexterity + Stealth against Perception + Alertness before combat."""
-        for ai, ti in self.ambush:
+        if f.pc == AMBUSH_ASKED:
+            assert isinstance(choice, Action)
+            f.pc = AMBUSH_DONE
+            if choice.kind is ActionKind.ATTACK:
+                self.stack.append(Frame(Routine.ATTACK, actor=f.actor, action=choice))
+                return None
+        if f.pc == AMBUSH_DONE:
+            self._surprise = None
+            self.combatants[f.actor].moved = 0.0
+            f.pc = 0
+        while f.i < len(self.ambush):
+            ai, ti = self.ambush[f.i]
+            f.i += 1
             a, t = self.combatants[ai], self.combatants[ti]
             if not (self.able(a) and self.able(t)):
                 continue
@@ -378,33 +636,35 @@ class Battle(Strikes):
             if diff < 0:
                 continue  # the target notices: normal initiative
             self._surprise = (a.id, t.id, diff, diff > 0)
-            opts = [o for o in self._action_options(a, first=False, interrupt=False,
-                                                    final=True)
-                    if isinstance(o, Action) and (
-                        (o.kind is ActionKind.ATTACK and o.target == t.id)
-                        or o.kind is ActionKind.PASS)]
-            choice = yield Decision(DecisionKind.ACT, a.id, tuple(opts))
-            assert isinstance(choice, Action)
-            if choice.kind is ActionKind.ATTACK:
-                yield from self._attack(a, choice, 0)
-            self._surprise = None
-            a.moved = 0.0
+            f.actor = a.id
+            f.pc = AMBUSH_ASKED
+            return self.ask(f)
+        self.stack.pop()
+        return None
 
-    def _act(self, c: Combatant, *, first: bool, interrupt: bool = False,
-             final: bool = False) -> Flow:
-        options = self._action_options(c, first=first, interrupt=interrupt, final=final)
-        choice = yield Decision(DecisionKind.ACT, c.id, options, interrupt=interrupt)
+    def _act(self, f: Frame, choice: Choice | None) -> Decision | None:
+        """One action: asked, then carried out (an attack in a frame of its own)."""
+        if f.pc == 0:
+            f.pc = ACT_ASKED
+            return self.ask(f)
+        if f.pc == ACT_ATTACKED:
+            self._drop_grapples_of_the_fallen()
+            self.stack.pop()
+            return None
+        c = self.combatants[f.actor]
         assert isinstance(choice, Action)
         kind = choice.kind
         if kind is ActionKind.DELAY:
-            if not interrupt:
+            if not f.interrupt:
                 c.delayed = True
-            return
+            self.stack.pop()
+            return None
         if kind is ActionKind.WAIT:
             c.waiting = True
-            return
+            self.stack.pop()
+            return None
         c.delayed = c.waiting = False
-        if first:
+        if f.first:
             c.acted = True
         penalty = self._use_slot(c, keep_first=False)
         if kind is not ActionKind.AIM and not (
@@ -413,8 +673,18 @@ class Battle(Strikes):
             c.aim_dice = 0  # RNG-7: aiming allows nothing else
             c.aim_target = -1
         if kind is ActionKind.ATTACK:
-            yield from self._attack(c, choice, penalty)
-        elif kind is ActionKind.MOVE:
+            f.pc = ACT_ATTACKED
+            self.stack.append(Frame(Routine.ATTACK, actor=c.id, action=choice, penalty=penalty))
+            return None
+        self._carry_out(c, choice, penalty)
+        self._drop_grapples_of_the_fallen()
+        self.stack.pop()
+        return None
+
+    def _carry_out(self, c: Combatant, choice: Action, penalty: int) -> None:
+        """Every action but an attack."""
+        kind = choice.kind
+        if kind is ActionKind.MOVE:
             self._move_action(c, choice)
         elif kind is ActionKind.DRAW:
             drawn = c.stats.weapons[choice.weapon] if choice.weapon is not None else None
@@ -445,7 +715,6 @@ class Battle(Strikes):
             self.drink(c)
         else:
             self.say(c.id, "pass")
-        self._drop_grapples_of_the_fallen()
 
     def _drop_grapples_of_the_fallen(self) -> None:
         """A grapple ends when either side is out of the fight or staked."""
@@ -531,7 +800,6 @@ __all__ = [
     "REACH_SLACK",
     "Battle",
     "Fighter",
-    "Flow",
     "declarations",
     "field_from_json",
     "field_to_json",

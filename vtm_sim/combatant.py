@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import Any
 
 from vtm_sim.health import HealthTrack, Status
 from vtm_sim.sheet import UNLISTED_ATTRIBUTE
@@ -94,6 +95,99 @@ class Combatant:
             vitae=tables.feeding.mortal_vitae,
         )
 
+    def copy(self) -> Combatant:
+        """An independent copy (the stat block is shared: it never changes)."""
+        return Combatant(
+            self.id,
+            self.stats,
+            self.side,
+            self.health.copy(),
+            self.x,
+            self.y,
+            self.willpower,
+            self.blood,
+            self.wielding,
+            list(self.ammo),
+            self.armor_rating,
+            self.armor_penalty,
+            self.prone,
+            self.blinded,
+            self.stunned_turn,
+            dict(self.attr_bonus),
+            self.offhand,
+            list(self.jammed),
+            list(self.lost),
+            self.facing,
+            self.clinch_with,
+            self.holding,
+            self.held_by,
+            dict(self.grapple_turn),
+            self.feeding_on,
+            self.fed_on_by,
+            self.staked,
+            self.claws_out,
+            self.aim_target,
+            self.aim_dice,
+            self.aim_turn,
+            self.off_balance_turn,
+            self.init_penalty_turn,
+            self.vitae,
+            self.drunk,
+            self.grappled_turn,
+            self.wp_used,
+            dict(self.shots),
+            self.rating,
+            self.initiative,
+            self.rolled_penalty,
+            self.declared,
+            self.full_defense,
+            self.celerity,
+            self.wp_declared,
+            self.wp_spent_turn,
+            self.declared_used,
+            self.celerity_used,
+            self.defenses_used,
+            self.acted,
+            self.delayed,
+            self.waiting,
+            self.moved,
+            self.blood_spent,
+            self.sim_penalty,
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        """Everything that changes in a fight, JSON-ready (the sheet is saved apart)."""
+        h = self.health
+        d: dict[str, Any] = {"id": self.id, "side": self.side,
+                             "health": [h.bashing, h.lethal, h.aggravated, h.status.value]}
+        for name in _PLAIN_FIELDS:
+            d[name] = getattr(self, name)
+        d["ammo"], d["jammed"], d["lost"] = list(self.ammo), list(self.jammed), list(self.lost)
+        d["attr_bonus"] = dict(self.attr_bonus)
+        d["facing"] = list(self.facing)
+        d["grapple_turn"] = [[k, v] for k, v in self.grapple_turn.items()]
+        d["shots"] = [[k, v] for k, v in self.shots.items()]
+        return d
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any], stats: StatBlock, tables: Tables) -> Combatant:
+        c = cls.create(int(data["id"]), stats, int(data["side"]), tables)
+        b, le, ag, status = data["health"]
+        c.health.bashing, c.health.lethal, c.health.aggravated = int(b), int(le), int(ag)
+        c.health.status = Status(status)
+        c.health.resync()
+        for name in _PLAIN_FIELDS:
+            value = data[name]
+            setattr(c, name, float(value) if name in _FLOAT_FIELDS else value)
+        c.ammo = [int(v) for v in data["ammo"]]
+        c.jammed = [bool(v) for v in data["jammed"]]
+        c.lost = [bool(v) for v in data["lost"]]
+        c.attr_bonus = {str(k): int(v) for k, v in data["attr_bonus"].items()}
+        c.facing = (float(data["facing"][0]), float(data["facing"][1]))
+        c.grapple_turn = {int(k): int(v) for k, v in data["grapple_turn"]}
+        c.shots = {int(k): int(v) for k, v in data["shots"]}
+        return c
+
     def attr(self, name: str) -> int:
         """An Attribute with blood bonuses (VAMP-2)."""
         return self.stats.attributes.get(name, UNLISTED_ATTRIBUTE) + self.attr_bonus.get(name, 0)
@@ -168,6 +262,19 @@ class Combatant:
         self.shots.clear()
         self.drunk = 0
         self.rating = self.attr("dexterity") + self.attr("wits")
+
+
+# the fields saved as they are (plain JSON values) by to_json
+_PLAIN_FIELDS = (
+    "x", "y", "willpower", "blood", "wielding", "armor_rating", "armor_penalty", "prone",
+    "blinded", "stunned_turn", "offhand", "clinch_with", "holding", "held_by", "feeding_on",
+    "fed_on_by", "staked", "claws_out", "aim_target", "aim_dice", "aim_turn",
+    "off_balance_turn", "init_penalty_turn", "vitae", "drunk", "grappled_turn", "wp_used",
+    "rating", "initiative", "rolled_penalty", "declared", "full_defense", "celerity",
+    "wp_declared", "wp_spent_turn", "declared_used", "celerity_used", "defenses_used",
+    "acted", "delayed", "waiting", "moved", "blood_spent", "sim_penalty",
+)
+_FLOAT_FIELDS = frozenset({"x", "y", "moved"})
 
 
 ONE_HANDED = frozenset({"P", "J"})  # RNG-9: pocket and jacket weapons fit one hand

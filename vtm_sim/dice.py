@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -44,15 +44,32 @@ class RngDice:
     Faces are drawn in batches: one numpy call per ``batch`` dice costs far
     less than one call per pool. The sequence is a pure function of the
     generator's state, so the same seed gives the same faces in any process.
+
+    A copy (:meth:`clone`, for forking a battle) shares the drawn batch (never
+    changed in place: a refill makes a new list) and keeps only the
+    generator's state, building its own generator on its first refill, so a
+    fork that rolls fewer dice than are left in the batch costs no generator.
     """
 
-    __slots__ = ("_batch", "_buf", "_i", "rng")
+    __slots__ = ("_batch", "_buf", "_i", "_rng", "_state")
 
-    def __init__(self, rng: np.random.Generator, batch: int = 2048) -> None:
-        self.rng = rng
+    def __init__(self, rng: np.random.Generator | None, batch: int = 2048) -> None:
+        self._rng = rng
+        self._state: dict[str, Any] | None = None  # the generator's state while not built
         self._batch = batch
         self._buf: list[int] = []
         self._i = 0
+
+    @property
+    def rng(self) -> np.random.Generator:
+        if self._rng is None:
+            st = self._state
+            assert st is not None
+            bit = getattr(np.random, str(st["bit_generator"]))()
+            bit.state = st
+            self._rng = np.random.Generator(bit)
+            self._state = None
+        return self._rng
 
     def faces(self, n: int) -> list[int]:
         i = self._i
@@ -63,6 +80,43 @@ class RngDice:
             i = 0
         self._i = i + n
         return self._buf[i : i + n]
+
+    def _generator_state(self) -> dict[str, Any]:
+        if self._rng is None:
+            assert self._state is not None
+            return self._state
+        return dict(self._rng.bit_generator.state)
+
+    def clone(self) -> RngDice:
+        """An independent copy that draws the same faces from here on."""
+        new = RngDice(None, self._batch)
+        new._state = self._generator_state()
+        new._buf = self._buf
+        new._i = self._i
+        return new
+
+    def to_json(self) -> dict[str, Any]:
+        return {"kind": "rng", "batch": self._batch, "generator": self._generator_state(),
+                "buffer": faces_text(self._buf[self._i :])}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> RngDice:
+        new = cls(None, int(data["batch"]))
+        new._state = dict(data["generator"])
+        new._buf = faces_list(str(data["buffer"]))
+        return new
+
+
+def faces_text(faces: Sequence[int]) -> str:
+    """Faces as digits, ``0`` for a 10 (a compact form for saved states)."""
+    return "".join("0" if f == 10 else str(f) for f in faces)
+
+
+def faces_list(text: str) -> list[int]:
+    out = [10 if ch == "0" else int(ch) for ch in text]
+    if any(f < 1 for f in out):
+        raise DiceError(f"saved dice {text[:20]!r}...: expected digits 0-9")
+    return out
 
 
 class ScriptedDice:
@@ -78,6 +132,19 @@ class ScriptedDice:
         self._faces = values
         self._i = 0
         self.label = label
+
+    def clone(self) -> ScriptedDice:
+        new = ScriptedDice((), self.label)
+        new._faces = self._faces  # never changed in place
+        new._i = self._i
+        return new
+
+    def to_json(self) -> dict[str, Any]:
+        return {"kind": "scripted", "label": self.label, "faces": self._faces[self._i :]}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> ScriptedDice:
+        return cls([int(f) for f in data["faces"]], str(data.get("label", "roll")))
 
     def faces(self, n: int) -> list[int]:
         if self._i + n > len(self._faces):
@@ -217,3 +284,13 @@ def roll(
     return Roll(
         pool, diff, tuple(faces), successes, botch, willpower, specialty is not None, damage
     )
+
+
+def dice_from_json(data: dict[str, Any]) -> RngDice | ScriptedDice:
+    """A dice stream saved by ``to_json`` (a battle state's ``dice``)."""
+    kind = data.get("kind")
+    if kind == "rng":
+        return RngDice.from_json(data)
+    if kind == "scripted":
+        return ScriptedDice.from_json(data)
+    raise DiceError(f"saved dice: kind {kind!r} (expected rng or scripted)")

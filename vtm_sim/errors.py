@@ -21,3 +21,7 @@ class IllegalActionError(VtmSimError, ValueError):
 
 class ReplayError(VtmSimError, ValueError):
     """A log does not replay to the state it records."""
+
+
+class StateError(ConfigError):
+    """A saved battle state is malformed or does not fit the rules it names."""

@@ -47,6 +47,10 @@ class HealthTrack:
     def __post_init__(self) -> None:
         self._sync()
 
+    def resync(self) -> None:
+        """Recompute the cached filled boxes and penalty after setting the boxes directly."""
+        self._sync()
+
     def _sync(self) -> None:
         f = self.bashing + self.lethal + self.aggravated
         self.filled = f

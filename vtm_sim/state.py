@@ -9,7 +9,6 @@ turn sequence (:mod:`vtm_sim.battle`).
 from __future__ import annotations
 
 import math
-from collections.abc import Generator
 
 from vtm_sim.attack import (
     CLOSE_MANEUVERS,
@@ -24,17 +23,18 @@ from vtm_sim.attack import (
 from vtm_sim.choices import (
     Action,
     ActionKind,
-    Choice,
-    Decision,
 )
 from vtm_sim.combatant import Combatant
 from vtm_sim.effects import Effects
 from vtm_sim.events import EventKind
+from vtm_sim.flow import Frame
 from vtm_sim.movement import approach_cost, burden, run_allowance
 from vtm_sim.space import CoverLevel, Lighting
 from vtm_sim.tables import Weapon, WeaponClass
 
 LOG_VERSION = 1
+STATE_FORMAT = "vtm_sim.state"  # the "format" of a saved battle (Battle.to_state)
+STATE_VERSION = 1
 # Every attack maneuver, in a fixed order (environments build their action space on it).
 MANEUVERS = (
     "punch", "kick", "weapon_strike", "sweep", "tackle", "clinch", "hold", "bite", "kiss",
@@ -51,7 +51,6 @@ HAND_MANEUVERS = frozenset({"weapon_strike", "disarm", "single_shot", "burst", "
 CALLABLE = frozenset({"punch", "kick", "weapon_strike", "claws", "single_shot", "burst",
                       "thrown"})  # RNG-8: no called shot with full auto or spray
 
-Flow = Generator[Decision, Choice, None]
 # what an ACT option's attack plan is made of: target, maneuver, off hand, dice penalty,
 # distance (close attacks), situation, weapon and its attack_numbers
 PlanParts = tuple[int, str, bool, int, float | None, Situation, Weapon, AttackNumbers]
@@ -65,6 +64,7 @@ class BattleState(Effects):
     """
 
     order: list[Combatant]
+    stack: list[Frame]  # the turn sequence's frames (vtm_sim.flow), the running one last
     _surprise: tuple[int, int, int, bool] | None  # ATK-11: attacker, target, bonus, unseen
     # what the pending ACT options' plans are made of, by id of the (shared) plain
     # attack option; an equal but distinct Action just takes the long way

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Generator
 from typing import Any
 
 from vtm_sim.attack import (
@@ -32,8 +31,15 @@ from vtm_sim.choices import (
 )
 from vtm_sim.combatant import Combatant
 from vtm_sim.events import EventKind
+from vtm_sim.flow import (
+    ATTACK_DEFENDING,
+    ATTACK_ROLLING,
+    DEFEND_ASKED,
+    Frame,
+    Routine,
+)
 from vtm_sim.options import Options
-from vtm_sim.state import DODGE_YARDS, SPRAY_DODGE, Flow
+from vtm_sim.state import DODGE_YARDS, SPRAY_DODGE
 from vtm_sim.tables import WeaponClass
 
 
@@ -58,9 +64,53 @@ class Strikes(Options):
         return False
 
     # attacks
-    def _attack(self, c: Combatant, a: Action, penalty: int) -> Flow:
-        assert a.target is not None and a.maneuver is not None
+    def _attack(self, f: Frame) -> Decision | None:
+        """An attack: planned and announced, then each target's defense asked
+        (one DEFEND frame each), then rolled and applied."""
+        c = self.combatants[f.actor]
+        a = f.action
+        assert isinstance(a, Action) and a.target is not None
         t = self.combatants[a.target]
+        if f.pc == 0:
+            plan = self._announce(c, t, a, f.penalty)
+            if plan is None:
+                self.stack.pop()
+                return None
+            f.plan = plan
+            f.wp = self._use_willpower(c)
+            if plan.maneuver == "spray":
+                half = plan.area / 2
+                f.ids = [o.id for o in sorted(
+                    (o for o in self.combatants
+                     if o.id != c.id and o.active and t.distance(o) <= half + 1e-9),
+                    key=lambda o: (o.id != t.id, t.distance(o), o.id),
+                )]
+                f.pc = ATTACK_DEFENDING
+            elif self._surprise is not None and self._surprise[3]:  # ATK-11: no defense
+                f.defenses.append((DefenseKind.NONE, 0))
+                f.pc = ATTACK_ROLLING
+            else:
+                f.pc = ATTACK_ROLLING
+                self.stack.append(Frame(Routine.DEFEND, actor=t.id, target=c.id))
+                return None
+        plan = f.plan
+        assert plan is not None
+        if f.pc == ATTACK_DEFENDING:  # RNG-6: every target in the spray defends first
+            if f.i < len(f.ids):
+                f.i += 1
+                self.stack.append(Frame(Routine.DEFEND, actor=f.ids[f.i - 1], target=c.id))
+                return None
+            self._spray(c, t, plan, f.wp, [self.combatants[i] for i in f.ids], f.defenses)
+        else:
+            defense, d_pen = f.defenses[0]
+            self._strike(c, t, plan, f.wp, defense, d_pen)
+        self.stack.pop()
+        return None
+
+    def _announce(self, c: Combatant, t: Combatant, a: Action,
+                  penalty: int) -> AttackPlan | None:
+        """Close in, plan and log the attack, spend the rounds (None: it fails at once)."""
+        assert a.maneuver is not None
         m = a.maneuver
         move_pen = 0
         if m in CLOSE_MANEUVERS:
@@ -82,15 +132,13 @@ class Strikes(Options):
         self._face(c, t)
         if plan is None or plan.pool <= 0 or not t.active:
             self.log.emit({"e": EventKind.MISS, "who": c.id, "target": t.id, "net": 0})
-            return
+            return None
         self._spend_ammo(c, plan, a.offhand)
-        wp = self._use_willpower(c)
-        if m == "spray":
-            yield from self._spray(c, t, plan, wp)
-            return
-        no_defense = self._surprise is not None and self._surprise[3]  # ATK-11
-        defense, d_pen = (DefenseKind.NONE, 0) if no_defense else (
-            yield from self._ask_defense(t, c, plan))
+        return plan
+
+    def _strike(self, c: Combatant, t: Combatant, plan: AttackPlan, wp: bool,
+                defense: DefenseKind, d_pen: int) -> None:
+        """Roll one attack against one defended target and apply what it does."""
         atk = roll_attack(plan, c, self.rules, self._dice_for, self.log, willpower=wp)
         if plan.ranged:
             c.aim_dice = 0
@@ -138,17 +186,9 @@ class Strikes(Options):
         self.log.emit({"e": EventKind.AMMO, "who": c.id, "weapon": plan.weapon.name,
                        "spent": plan.rounds, "left": c.ammo[idx]})
 
-    def _spray(self, c: Combatant, center: Combatant, plan: AttackPlan, wp: bool) -> Flow:
+    def _spray(self, c: Combatant, center: Combatant, plan: AttackPlan, wp: bool,
+               targets: list[Combatant], guards: list[tuple[DefenseKind, int]]) -> None:
         """RNG-6: one roll over an area 3 yards wide; successes split among targets."""
-        half = plan.area / 2
-        targets = sorted(
-            (o for o in self.combatants
-             if o.id != c.id and o.active and center.distance(o) <= half + 1e-9),
-            key=lambda o: (o.id != center.id, center.distance(o), o.id),
-        )
-        defenses: list[tuple[DefenseKind, int]] = []
-        for t in targets:
-            defenses.append((yield from self._ask_defense(t, c, plan)))
         atk = roll_attack(plan, c, self.rules, self._dice_for, self.log, willpower=wp)
         if atk.botch:
             self.mishap(c, plan, center)
@@ -162,7 +202,7 @@ class Strikes(Options):
             q, r = divmod(s, n)
             shares = [q + r] + [q] * (n - 1)  # the remainder goes where the shooter aims
         self.say(c.id, "spray", targets=[t.id for t in targets], shares=shares)
-        for t, share, (defense, d_pen) in zip(targets, shares, defenses, strict=True):
+        for t, share, (defense, d_pen) in zip(targets, shares, guards, strict=True):
             d_diff = (BASE_DIFFICULTY + self.opponents_modifier(t) + SPRAY_DODGE
                       + self.physical_difficulty(t))
             out = resolve_attack(plan, c, t, defense, d_pen, d_diff, self.rules,
@@ -211,14 +251,30 @@ class Strikes(Options):
         return defenses(usable, True, d.willpower_available(self.turn,
                                                             self.rules.willpower_per_turn))
 
-    def _ask_defense(
-        self, d: Combatant, attacker: Combatant, plan: AttackPlan
-    ) -> Generator[Decision, Choice, tuple[DefenseKind, int]]:
-        options = self._defense_options(d, plan)
-        if len(options) == 1:
-            return DefenseKind.NONE, 0
-        choice = yield Decision(DecisionKind.DEFEND, d.id, options, attacker.id, plan.maneuver)
+    def _defend(self, f: Frame, choice: Choice | None) -> Decision | None:
+        """A target's defense against the attack of the frame below (DEF-2..7).
+
+        The result, (defense, its multiple-action penalty), goes to that frame.
+        """
+        d = self.combatants[f.actor]
+        parent = self.stack[-2]
+        plan = parent.plan
+        assert plan is not None
+        if f.pc == 0:
+            options = self._defense_options(d, plan)
+            if len(options) == 1:
+                parent.defenses.append((DefenseKind.NONE, 0))
+                self.stack.pop()
+                return None
+            f.pc = DEFEND_ASKED  # what ask(f) rebuilds on load
+            return Decision(DecisionKind.DEFEND, d.id, options, f.target, plan.maneuver)
         assert isinstance(choice, Defense)
+        self.stack.pop()
+        parent.defenses.append(self._take_defense(d, self.combatants[f.target], choice))
+        return None
+
+    def _take_defense(self, d: Combatant, attacker: Combatant,
+                      choice: Defense) -> tuple[DefenseKind, int]:
         if choice.kind is DefenseKind.NONE:
             return DefenseKind.NONE, 0
         if d.full_defense:
