@@ -38,6 +38,7 @@ COMPILED_MODULES = [
     "vtm_sim/combatant.py",
     "vtm_sim/choices.py",
     "vtm_sim/events.py",
+    "vtm_sim/flow.py",
     "vtm_sim/attack.py",
     "vtm_sim/effects.py",
     "vtm_sim/state.py",
