@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import os
 import sys
 from dataclasses import asdict
 from pathlib import Path
@@ -9,6 +11,7 @@ from typing import Any, Literal
 
 import click
 import numpy as np
+import yaml
 
 from vtm_sim.battle import Battle, Fighter
 from vtm_sim.cli.base import (
@@ -27,8 +30,7 @@ from vtm_sim.policy import NearestEnemyPolicy
 from vtm_sim.replay import replay as replay_log
 from vtm_sim.rules import load_rules
 from vtm_sim.scenario import Scenario, list_scenarios, load_scenario
-from vtm_sim.simulate import Policy, play
-from vtm_sim.simulate import fight as run_fight
+from vtm_sim.simulate import Policy
 from vtm_sim.stats import load_stat_block
 from vtm_sim.tables import load_tables
 from vtm_sim.tactics import TacticianPolicy
@@ -36,14 +38,15 @@ from vtm_sim.tournament import POLICIES, PolicyMaker, check_setup, run_tournamen
 
 
 @main.command("fight")
-@click.argument("a_file", metavar="SCENARIO|A.yaml")
+@click.argument("a_file", metavar="SCENARIO|STATE|A.yaml", required=False)
 @click.argument("b_file", metavar="[B.yaml]", required=False)
 @click.option(
     "--seed",
     type=int,
-    default=0,
+    default=None,
     metavar="N",
-    help="Seed of every die in the battle (default 0).",
+    help="Seed of every die in the battle (default 0; a saved state continues its own "
+    "dice unless a seed is given).",
 )
 @click.option("--narrate", "tell", is_flag=True, help="Print the battle as narration.")
 @click.option(
@@ -79,10 +82,23 @@ from vtm_sim.tournament import POLICIES, PolicyMaker, check_setup, run_tournamen
     show_default=True,
     help="How every combatant decides: rules of thumb, or the best attack by exact odds.",
 )
+@click.option(
+    "--state", "state_file", type=click.Path(dir_okay=False), default=None, metavar="FILE",
+    help="Continue a fight from a state file: one saved with --save-state, or written by "
+    "hand (docs/states.md).",
+)
+@click.option(
+    "--stop-after-turn", "stop_after", type=click.IntRange(0, 1000), default=None,
+    metavar="N", help="Stop at the first decision of turn N+1 (save it with --save-state).",
+)
+@click.option(
+    "--save-state", "save_file", type=click.Path(dir_okay=False), default=None,
+    metavar="FILE", help="Write the battle's state (JSON) here where it stops.",
+)
 def fight_cmd(
-    a_file: str,
-    b_file: str,
-    seed: int,
+    a_file: str | None,
+    b_file: str | None,
+    seed: int | None,
     tell: bool,
     log_file: str | None,
     as_json: bool,
@@ -90,38 +106,94 @@ def fight_cmd(
     turns: int | None,
     rules_name: str | None,
     policy_name: str,
+    state_file: str | None,
+    stop_after: int | None,
+    save_file: str | None,
 ) -> None:
     """Run a seeded battle with a built-in policy on every side.
 
     Either a scenario (a name from `vtm-sim scenarios`, or a scenario file),
+    a state file (the fight as it stands: `--state FILE`, or the file alone),
     or two stat blocks: A (side 0) against B (side 1), DISTANCE yards apart.
     """
+    if state_file is None and a_file is not None and b_file is None and _is_state_file(a_file):
+        state_file, a_file = a_file, None
+    if state_file is not None and (a_file is not None or b_file is not None):
+        _fail("fight: give a state file or a scenario or two stat blocks, not both")
+    if state_file is None and a_file is None:
+        _fail("fight: expected a scenario, a state file (--state FILE) or two stat blocks")
     with user_errors():
-        if b_file is None:
+        if state_file is not None:
+            if rules_name:
+                _fail("--rules: a state file names its own rules (its scenario's)")
+            from vtm_sim import load_state
+
+            battle = load_state(state_file, seed=seed)
+            if turns:
+                battle.turn_limit = turns
+        elif b_file is None:
+            assert a_file is not None
             scenario = load_scenario(a_file)
             rules = load_rules(rules_name) if rules_name else scenario.rules
-            battle = play(Battle(
-                scenario.fighters, seed=seed, rules=rules,
+            battle = Battle(
+                scenario.fighters, seed=0 if seed is None else seed, rules=rules,
                 turn_limit=turns or scenario.turn_limit, field=scenario.field,
                 ambush=scenario.ambush,
-            ), _policies(policy_name, len(scenario.fighters)))
+            )
         else:
-            rules = load_rules(rules_name or "v20")
+            assert a_file is not None
             tables = load_tables()
             a = load_stat_block(a_file, tables)
             b = load_stat_block(b_file, tables)
-            battle = run_fight(
+            battle = Battle(
                 [Fighter(a, 0, 0.0), Fighter(b, 1, float(distance))],
-                seed=seed,
-                rules=rules,
+                seed=0 if seed is None else seed, rules=load_rules(rules_name or "v20"),
                 turn_limit=turns or 20,
-                policies=_policies(policy_name, 2),
             )
+        play_until(battle, _policies(policy_name, len(battle.combatants)), stop_after)
+    stopped = battle.pending is not None
+    if save_file is not None:
+        _write(save_file, "--save-state", json.dumps(battle.to_state(), separators=(",", ":"))
+               + "\n")
     if log_file is not None:
-        try:
-            battle.log.write(Path(log_file))
-        except OSError as exc:
-            _fail(f"--log {log_file}: cannot write ({exc.strerror})")
+        _write(log_file, "--log", battle.log.jsonl())
+    _report(battle, tell=tell, as_json=as_json, stopped=stopped, saved=save_file)
+
+
+def play_until(battle: Battle, policies: list[Policy], stop_after: int | None) -> None:
+    """Play on, stopping at the first decision of turn ``stop_after + 1``."""
+    while battle.pending is not None:
+        if stop_after is not None and battle.turn > stop_after:
+            return
+        d = battle.pending
+        battle.choose(policies[d.actor].choose(battle, d))
+
+
+def _is_state_file(path: str) -> bool:
+    """A file (not a scenario name) whose top level names a scenario or a state format."""
+    p = Path(path)
+    if p.suffix not in (".yaml", ".yml", ".json") or not p.is_file():
+        return False
+    try:
+        data = yaml.safe_load(p.read_text(encoding="utf-8"))
+    except (OSError, yaml.YAMLError, UnicodeDecodeError):
+        return False
+    return isinstance(data, dict) and ("format" in data or "scenario" in data)
+
+
+def _write(path: str, option: str, text: str) -> None:
+    """Write atomically: a file is never left half written."""
+    target = Path(path)
+    tmp = target.with_name(target.name + ".tmp")
+    try:
+        tmp.write_text(text, encoding="utf-8")
+        os.replace(tmp, target)
+    except OSError as exc:
+        _fail(f"{option} {path}: cannot write ({exc.strerror})")
+
+
+def _report(battle: Battle, *, tell: bool, as_json: bool, stopped: bool,
+            saved: str | None) -> None:
     winner = None
     if battle.winner is not None:
         winner = ", ".join(c.name for c in battle.combatants if c.side == battle.winner)
@@ -130,16 +202,20 @@ def fight_cmd(
         data: dict[str, Any] = {
             "winner": winner,
             "winner_side": battle.winner,
-            "reason": battle.end_reason,
+            "reason": "stopped" if stopped else battle.end_reason,
             "turns": battle.turn,
             "events": len(battle.log),
             "log_sha256": battle.log.sha256(),
-            "seed": seed,
-            "rules": rules.name,
+            "seed": battle.seed,
+            "rules": battle.rules.name,
             "final": [
                 {"name": c.name, "side": c.side, **_health_json(c)} for c in battle.combatants
             ],
         }
+        if stopped:
+            data["stopped_at_turn"] = battle.turn
+        if saved is not None:
+            data["state_file"] = saved
         if tell:
             data["narration"] = lines
         click.echo(_dump(data))
@@ -148,16 +224,22 @@ def fight_cmd(
         for line in lines:
             click.echo(line)
         return
-    outcome = f"{winner} wins" if winner else "no winner"
-    if battle.end_reason == "turn limit":
-        outcome += " (turn limit)"
-    click.echo(f"{outcome} after {plural(battle.turn, 'turn')} (seed {seed}, rules {rules.name}).")
+    if stopped:
+        outcome = f"Stopped at the start of turn {battle.turn}"
+    else:
+        outcome = f"{winner} wins" if winner else "no winner"
+        if battle.end_reason == "turn limit":
+            outcome += " (turn limit)"
+        outcome += f" after {plural(battle.turn, 'turn')}"
+    click.echo(f"{outcome} (seed {battle.seed}, rules {battle.rules.name}).")
     for c in battle.combatants:
         click.echo(
             f"  {c.name} (side {c.side}): {c.health.marks()} "
             f"{c.health.level_name}, {c.health.status.value}"
         )
     click.echo(f"{len(battle.log)} events, sha256 {battle.log.sha256()}")
+    if saved is not None:
+        click.echo(f"State saved to {saved} (continue it with `vtm-sim fight --state {saved}`).")
 
 
 def _policies(name: str, n: int) -> list[Policy]:
