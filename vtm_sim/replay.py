@@ -60,10 +60,17 @@ def _replay(log: EventLog) -> Battle:
         ambush = [(int(a), int(t)) for a, t in header.get("ambush", [])]
     except (KeyError, TypeError, ValueError) as exc:
         raise ReplayError(f"bad battle header field: {exc}") from None
+    standing = header.get("standing")
     battle = Battle(
         fighters, seed=header.get("seed"), dice=ScriptedDice(faces, "log"), rules=rules,
         turn_limit=int(header["turn_limit"]), field=field, ambush=ambush,
+        start=standing is None,
     )
+    if standing is not None:  # a battle started from a state file (vtm_sim.standing)
+        from vtm_sim.standing import Standing, apply_standing
+
+        apply_standing(battle, Standing.model_validate(standing))
+        battle.begin()
     for n, ev in enumerate(decisions):
         pending = battle.pending
         if pending is None:
