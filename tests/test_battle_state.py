@@ -9,14 +9,17 @@ dice and choices into a byte-identical rest of the log.
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
+from click.testing import CliRunner, Result
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from vtm_sim.battle import Battle
 from vtm_sim.choices import DecisionKind
+from vtm_sim.cli import main
 from vtm_sim.dice import RngDice, ScriptedDice
 from vtm_sim.errors import StateError
 from vtm_sim.flow import Routine
@@ -184,6 +187,7 @@ def test_a_state_without_its_log_heads_a_new_log_that_replays() -> None:
     assert again.log.events[0]["e"] == "battle" and "state" in again.log.events[0]
     continue_together([b, again], np.random.default_rng(4), 2000)
     assert b.log.events[-1] == again.log.events[-1]
+    replay(again.log)
 
 
 def test_a_seed_restarts_the_dice_stream() -> None:
@@ -217,3 +221,72 @@ def test_a_broken_state_is_refused_in_one_line(edit: object, message: str) -> No
     with pytest.raises(StateError, match=message) as info:
         Battle.from_state(data)
     assert "\n" not in str(info.value)
+
+
+# --- the command line -------------------------------------------------------------------
+
+
+def _cli(*args: str) -> Result:
+    return CliRunner().invoke(main, list(args))
+
+
+@pytest.mark.parametrize(("scenario", "seed", "turn"), [("gunfight", 7, 2), ("duel", 3, 1),
+                                                         ("bar_brawl", 5, 3)])
+def test_fight_saved_mid_way_continues_into_the_same_battle(
+        tmp_path: Path, scenario: str, seed: int, turn: int) -> None:
+    whole = _cli("fight", scenario, "--seed", str(seed), "--json")
+    assert whole.exit_code == 0, whole.output
+    saved = tmp_path / "s.json"
+    first = _cli("fight", scenario, "--seed", str(seed), "--stop-after-turn", str(turn),
+                 "--save-state", str(saved), "--json")
+    assert first.exit_code == 0, first.output
+    part = json.loads(first.output)
+    assert part["reason"] == "stopped" and part["stopped_at_turn"] == turn + 1
+    state = json.loads(saved.read_text(encoding="utf-8"))
+    assert state["turn"] == turn + 1 and state["pending"]["kind"] in ("blood", "declare")
+    rest = _cli("fight", "--state", str(saved), "--json")
+    assert rest.exit_code == 0, rest.output
+    a, b = json.loads(whole.output), json.loads(rest.output)
+    for key in ("winner", "turns", "reason", "log_sha256", "events", "final", "seed"):
+        assert a[key] == b[key], key
+    # the file alone works too, and so does a log that replays
+    log = tmp_path / "rest.jsonl"
+    alone = _cli("fight", str(saved), "--log", str(log))
+    assert alone.exit_code == 0, alone.output
+    assert _cli("replay", str(log)).exit_code == 0
+
+
+def test_fight_from_a_saved_state_with_a_seed_rolls_new_dice(tmp_path: Path) -> None:
+    saved = tmp_path / "s.json"
+    assert _cli("fight", "duel", "--stop-after-turn", "1", "--save-state", str(saved)
+                ).exit_code == 0
+    runs = [json.loads(_cli("fight", "--state", str(saved), "--seed", str(s), "--json").output)
+            for s in (1, 1, 2)]
+    assert runs[0] == runs[1]
+    assert runs[0]["log_sha256"] != runs[2]["log_sha256"]
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["fight", "--state", "{missing}"], "not found"),
+        (["fight", "--state", "{bad}"], "bad.json"),
+        (["fight", "duel", "--state", "{saved}"], "not both"),
+        (["fight", "--state", "{saved}", "--rules", "dark_ages"], "--rules"),
+        (["fight"], "expected a scenario"),
+    ],
+)
+def test_fight_state_mistakes_are_one_line_errors(tmp_path: Path, args: list[str],
+                                                  message: str) -> None:
+    saved = tmp_path / "saved.json"
+    _cli("fight", "duel", "--stop-after-turn", "1", "--save-state", str(saved))
+    bad = tmp_path / "bad.json"
+    data = json.loads(saved.read_text(encoding="utf-8"))
+    data["pending"]["actor"] = 1 - data["pending"]["actor"]
+    bad.write_text(json.dumps(data), encoding="utf-8")
+    paths = {"missing": str(tmp_path / "nope.json"), "bad": str(bad), "saved": str(saved)}
+    r = CliRunner().invoke(main, [a.format(**paths) for a in args])
+    assert r.exit_code == 2, r.output
+    lines = r.output.strip().splitlines()
+    assert len(lines) == 1 and message in lines[0], r.output
+    assert "Traceback" not in r.output

@@ -179,6 +179,8 @@ class Battle(Strikes):
         self._plans_for = -1
         # initiative totals given for the turn about to start (a state file's), by id
         self.initiative_given: dict[int, int] | None = None
+        # what vtm_sim.standing.apply_standing set before begin(), for the log header
+        self.standing: dict[str, Any] | None = None
         self.pending: Decision | None = None
         self.stack: list[Frame] = []  # the turn sequence (vtm_sim.flow): empty until begun
         if start:
@@ -193,7 +195,7 @@ class Battle(Strikes):
         field = self.field
         seed = self.seed
         turn_limit = self.turn_limit
-        self.log.emit({
+        header: dict[str, Any] = {
             "e": EventKind.BATTLE, "version": LOG_VERSION, "seed": seed,
             "rules": self.rules.model_dump(), "turn_limit": turn_limit,
             "field": field_to_json(field), "ambush": [list(p) for p in self.ambush],
@@ -202,7 +204,10 @@ class Battle(Strikes):
                  "blinded": c.blinded, "sheet": sheet_of(c.stats)}
                 for c in self.combatants
             ],
-        })
+        }
+        if self.standing is not None:  # set only before begin(), on a start=False battle
+            header["standing"] = self.standing
+        self.log.emit(header)
         self.stack = [Frame(Routine.TURNS)]
         self.pending = self._advance(None)
         return self.pending
@@ -317,6 +322,7 @@ class Battle(Strikes):
         new._plans = dict(self._plans)
         new._plans_for = self._plans_for
         new.initiative_given = self.initiative_given
+        new.standing = self.standing
         new.stack = [f.copy() for f in self.stack]
         new.pending = self.pending
         return new

@@ -304,6 +304,9 @@ class _Narrator:
             state = [w for w in ("prone", "blinded") if isinstance(c, dict) and c.get(w)]
             if state:
                 self.say(f"{self.name(i, True)} starts {' and '.join(state)}.")
+        standing = ev.get("standing")
+        if isinstance(standing, dict) and "turn" in standing:
+            self.say(f"The fight as it stood before turn {standing['turn']} (a state file).")
         lighting = (ev.get("field") or {}).get("lighting")
         if lighting == "dark":
             self.say("The fight takes place in darkness.")
@@ -321,6 +324,9 @@ class _Narrator:
         who = int(ev["who"])
         die, rating, pen, total = (ev.get(k, 0) for k in ("die", "rating", "penalty", "total"))
         self.totals[who] = int(total)
+        if "given" in ev:  # a state file's initiative, already rolled
+            self.say(f"{self.name(who, True)}'s initiative stands at {total}.")
+            return
         wounds = f" - {pen} (wounds)" if pen else ""
         self.say(f"{self.name(who, True)} rolls initiative {die} + {rating}{wounds} = {total}.")
 

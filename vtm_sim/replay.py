@@ -7,7 +7,7 @@ from typing import Any
 from vtm_sim.battle import Battle, Fighter, field_from_json
 from vtm_sim.choices import DecisionKind, choice_from_json
 from vtm_sim.dice import ScriptedDice
-from vtm_sim.errors import ConfigError, IllegalActionError, ReplayError
+from vtm_sim.errors import ConfigError, IllegalActionError, ReplayError, StateError
 from vtm_sim.events import Event, EventKind, EventLog, dumps
 from vtm_sim.rules import RuleSet
 from vtm_sim.stats import StatBlockSpec, build_stat_block
@@ -41,13 +41,39 @@ def _replay(log: EventLog) -> Battle:
     if not events or events[0].get("e") != EventKind.BATTLE:
         raise ReplayError("log does not start with a 'battle' header event")
     header = events[0]
+    if "state" in header:  # a log begun from a saved state (Battle.from_state)
+        return _replay_from_state(log, header["state"])
     try:
         rules = RuleSet.model_validate(header["rules"])
         fighters = fighters_from_header(header)
     except (KeyError, TypeError, ValueError, ConfigError) as exc:
         raise ReplayError(f"bad battle header: {exc}") from None
+    faces, decisions = _dice_and_decisions(events)
+    try:
+        field = field_from_json(header["field"])
+        ambush = [(int(a), int(t)) for a, t in header.get("ambush", [])]
+    except (KeyError, TypeError, ValueError) as exc:
+        raise ReplayError(f"bad battle header field: {exc}") from None
+    standing = header.get("standing")
+    battle = Battle(
+        fighters, seed=header.get("seed"), dice=ScriptedDice(faces, "log"), rules=rules,
+        turn_limit=int(header["turn_limit"]), field=field, ambush=ambush,
+        start=standing is None,
+    )
+    if standing is not None:  # a battle started from a state file (vtm_sim.standing)
+        from vtm_sim.standing import Standing, apply_standing
+
+        apply_standing(battle, Standing.model_validate(standing))
+        battle.begin()
+    _decide(battle, decisions)
+    verify(log, battle.log)
+    return battle
+
+
+def _dice_and_decisions(events: list[Event]) -> tuple[list[int], list[Event]]:
+    """Every die rolled (in order) and every decision taken, as the log records them."""
     faces: list[int] = []
-    decisions: list[dict[str, Any]] = []
+    decisions: list[Event] = []
     for ev in events:
         if ev["e"] == EventKind.ROLL:
             faces.extend(ev["faces"])
@@ -55,15 +81,23 @@ def _replay(log: EventLog) -> Battle:
             faces.append(ev["die"])
         elif ev["e"] == EventKind.DECIDE:
             decisions.append(ev)
+    return faces, decisions
+
+
+def _replay_from_state(log: EventLog, state: Any) -> Battle:
+    faces, decisions = _dice_and_decisions(log.events)
+    if not isinstance(state, dict):
+        raise ReplayError("bad battle header: 'state' is not an object")
     try:
-        field = field_from_json(header["field"])
-        ambush = [(int(a), int(t)) for a, t in header.get("ambush", [])]
-    except (KeyError, TypeError, ValueError) as exc:
-        raise ReplayError(f"bad battle header field: {exc}") from None
-    battle = Battle(
-        fighters, seed=header.get("seed"), dice=ScriptedDice(faces, "log"), rules=rules,
-        turn_limit=int(header["turn_limit"]), field=field, ambush=ambush,
-    )
+        battle = Battle.from_state(state, dice=ScriptedDice(faces, "log"))
+    except StateError as exc:
+        raise ReplayError(f"bad battle header: {exc}") from None
+    _decide(battle, decisions)
+    verify(log, battle.log)
+    return battle
+
+
+def _decide(battle: Battle, decisions: list[Event]) -> None:
     for n, ev in enumerate(decisions):
         pending = battle.pending
         if pending is None:
@@ -78,8 +112,6 @@ def _replay(log: EventLog) -> Battle:
             battle.choose(choice_from_json(kind, ev["choice"]))
         except IllegalActionError as exc:
             raise ReplayError(f"decision {n + 1}: {exc}") from None
-    verify(log, battle.log)
-    return battle
 
 
 def verify(original: EventLog, replayed: EventLog) -> None:
