@@ -287,12 +287,18 @@ def test_RNG_6_dodging_spray_is_one_harder_and_the_only_defense() -> None:
     assert (dodge["pool"], dodge["diff"]) == (1 + 2, 6 + 1)
 
 
-def test_RNG_6_spray_needs_the_magazine_half_full() -> None:
+@pytest.mark.parametrize("ammo", [31, 15, 1])
+def test_RNG_6_spray_needs_only_a_loaded_magazine(ammo: int) -> None:
+    """RNG-6: 000 puts "only with the magazine at least half full" on full auto alone;
+    spray fires whatever is left (RNG-10), so 15 of 31 rounds or even 1 will do."""
     a, t = combatant(sprayer()), combatant(sheet("t"), 1, 1, 10.0)
-    a.ammo[0] = 15  # of 31
+    a.ammo[0] = ammo
+    p = plan_attack(a, t, "spray", TABLES, V20)
+    assert p is not None and p.rounds == ammo
+    full_auto = plan_attack(a, t, "full_auto", TABLES, V20)
+    assert (full_auto is not None) is (2 * ammo >= 31)  # RNG-5 keeps the condition
+    a.ammo[0] = 0
     assert plan_attack(a, t, "spray", TABLES, V20) is None
-    a.ammo[0] = 16
-    assert plan_attack(a, t, "spray", TABLES, V20) is not None
 
 
 # --- RNG-7: aiming -------------------------------------------------------------------------

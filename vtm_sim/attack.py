@@ -255,8 +255,10 @@ def ammo_needed(weapon: Weapon, spec: Maneuver, ammo: int) -> int | None:
         return 1 if ammo >= 1 else None
     if not weapon.cls.ranged:
         return 0
-    if spec.magazine:  # RNG-5: at least half full; empties the magazine
-        return ammo if ammo > 0 and 2 * ammo >= weapon.magazine else None
+    if spec.magazine:  # RNG-5/6: empties the magazine; full auto only when half full
+        if ammo <= 0 or (spec.half_magazine and 2 * ammo < weapon.magazine):
+            return None
+        return ammo
     need = max(1, spec.rounds)
     return need if ammo >= need else None
 
