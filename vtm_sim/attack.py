@@ -263,6 +263,19 @@ def ammo_needed(weapon: Weapon, spec: Maneuver, ammo: int) -> int | None:
     return need if ammo >= need else None
 
 
+def rate_cost(weapon: Weapon, spec: Maneuver, rules: RuleSet) -> int:
+    """RNG-4: how much of the weapon's rate of fire a maneuver uses this turn.
+
+    ``shots``: each attack is one shot. ``rounds`` (000): each round counts, and
+    autofire, which fires more than any rate, takes the weapon's whole turn.
+    """
+    if rules.rate_of_fire_counts == "shots":
+        return 1
+    if spec.magazine:
+        return weapon.rate
+    return max(1, spec.rounds)
+
+
 def attack_numbers(
     attacker: Combatant,
     maneuver: str,
