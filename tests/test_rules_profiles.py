@@ -43,6 +43,7 @@ VARIANTS: list[tuple[str, str, Any, Any]] = [
     ("DICE-8", "willpower_per_turn", 1, 1),
     ("DEF-3", "abort_difficulty", 6, 6),
     ("RNG-4", "rate_of_fire_counts", "rounds", "rounds"),  # 000; "shots": published V20
+    ("MAN-10", "disarm_successes", "damage", "damage"),  # 000; "attack": net attack hits
 ]
 
 

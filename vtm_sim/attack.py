@@ -531,21 +531,31 @@ def resolve_attack(
                   "net": max(net, 0)})
         return AttackOutcome(a, d_roll, None, None, max(net, 0), 0, dtype, False)
     log.emit({"e": EventKind.HIT, "who": attacker.id, "target": defender.id, "net": net})
-    if plan.effect == "disarm":
-        w, idx = hand_weapon(defender, False)
-        if net > defender.attr("strength") and idx >= 0:  # MAN-10
-            defender.lost[idx] = True
-            defender.wielding = -1
-            log.emit({"e": EventKind.ACTION, "who": defender.id, "action": "disarmed",
-                      "weapon": w.name, "by": attacker.id})
-            return AttackOutcome(a, d_roll, None, None, net, 0, dtype, False, disarmed=True)
+    disarm = plan.effect == "disarm"
+    if disarm and rules.disarm_successes == "attack" and _disarm(defender, attacker, net, log):
+        return AttackOutcome(a, d_roll, None, None, net, 0, dtype, False, disarmed=True)
     if plan.no_damage:
         return AttackOutcome(a, d_roll, None, None, net, 0, dtype, False)
     # ATK-5: each success beyond the first adds a die (RNG-6 spray: the whole share)
     extra = net if spray else (net - 1 if plan.extra_successes_add else 0)
     dmg_pool = max(1, plan.damage_base + extra)  # DMG-2, DMG-3
-    return apply_damage(attacker.id, defender, dmg_pool, plan.damage_auto, dtype, rules,
-                        dice_for, log, turn, a, d_roll, net, elemental)
+    dmg, dealt = roll_damage(attacker.id, dmg_pool, plan.damage_auto, dice_for, log)
+    if disarm and rules.disarm_successes == "damage" and _disarm(defender, attacker, dealt, log):
+        return AttackOutcome(a, d_roll, dmg, None, net, 0, dtype, False, disarmed=True)
+    return soak_damage(defender, dmg, dealt, dtype, rules, dice_for, log, turn, a, d_roll, net,
+                       elemental)
+
+
+def _disarm(defender: Combatant, attacker: Combatant, successes: int, log: EventLog) -> bool:
+    """MAN-10: more successes than the defender's Strength take its weapon (no damage)."""
+    w, idx = hand_weapon(defender, False)
+    if idx < 0 or successes <= defender.attr("strength"):
+        return False
+    defender.lost[idx] = True
+    defender.wielding = -1
+    log.emit({"e": EventKind.ACTION, "who": defender.id, "action": "disarmed",
+              "weapon": w.name, "by": attacker.id})
+    return True
 
 
 def apply_damage(
@@ -554,10 +564,26 @@ def apply_damage(
     d_roll: Roll | None = None, net: int = 1, elemental: bool = False,
 ) -> AttackOutcome:
     """Roll damage, soak it (SOAK-*) and mark the health track (DMG-*)."""
+    dmg, dealt = roll_damage(source, dmg_pool, auto, dice_for, log)
+    return soak_damage(defender, dmg, dealt, dtype, rules, dice_for, log, turn, a, d_roll, net,
+                       elemental)
+
+
+def roll_damage(source: int, dmg_pool: int, auto: int, dice_for: DiceFor,
+                log: EventLog) -> tuple[Roll, int]:
+    """The damage roll (DMG-1) and its successes with Potence's (VAMP-5)."""
     dmg = _roll(log, source, "damage", dmg_pool, BASE_DIFFICULTY, dice_for, damage=True)
     if auto:
         log.events[-1]["auto"] = auto  # VAMP-5: Potence successes on the damage roll
-    dealt = dmg.successes + auto
+    return dmg, dmg.successes + auto
+
+
+def soak_damage(
+    defender: Combatant, dmg: Roll, dealt: int, dtype: DamageType, rules: RuleSet,
+    dice_for: DiceFor, log: EventLog, turn: int, a: Roll | None = None,
+    d_roll: Roll | None = None, net: int = 1, elemental: bool = False,
+) -> AttackOutcome:
+    """Soak ``dealt`` damage successes (SOAK-*) and mark the health track (DMG-*)."""
     soak = None
     levels = dealt
     if dealt > 0:

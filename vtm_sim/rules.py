@@ -33,6 +33,7 @@ class RuleSet(BaseModel):
     abort_difficulty: int = Field(default=6, ge=2, le=10)  # DEF-3
     max_actions: int = Field(default=4, ge=1, le=10)  # ACT-1
     rate_of_fire_counts: Literal["rounds", "shots"] = "rounds"  # RNG-4
+    disarm_successes: Literal["damage", "attack"] = "damage"  # MAN-10
 
     @property
     def specialty(self) -> SpecialtyRule:
