@@ -44,6 +44,7 @@ VARIANTS: list[tuple[str, str, Any, Any]] = [
     ("DEF-3", "abort_difficulty", 6, 6),
     ("RNG-4", "rate_of_fire_counts", "rounds", "rounds"),  # 000; "shots": published V20
     ("MAN-10", "disarm_successes", "damage", "damage"),  # 000; "attack": net attack hits
+    ("DMG-6", "stun_counts", "unsoaked", "unsoaked"),  # 000; "levels": after halving
 ]
 
 
@@ -106,6 +107,7 @@ def test_unknown_option_in_copied_profile_names_file_and_key(tmp_path: Path) -> 
         ("multiple_opponents_cap: 99\n", "multiple_opponents_cap"),
         ("abort_difficulty: 1\n", "abort_difficulty"),
         ("rate_of_fire_counts: bursts\n", "rate_of_fire_counts"),
+        ("stun_counts: halved\n", "stun_counts"),
     ],
 )
 def test_bad_value_in_copied_profile_names_file_and_key(

@@ -594,23 +594,28 @@ def soak_damage(
             defender.armor_rating = 0  # SOAK-5
             defender.armor_penalty = 0
             log.emit({"e": EventKind.ARMOR, "who": defender.id, "destroyed": True})
+    unsoaked = levels
     if dtype is DamageType.BASHING and defender.vampire:
         levels //= 2  # DMG-5
-    stunned = apply_levels(defender, levels, dtype, log, turn)
+    stun = unsoaked if rules.stun_counts == "unsoaked" else levels  # DMG-6
+    stunned = apply_levels(defender, levels, dtype, log, turn, stun=stun)
     if a is None:
         a = Roll(0, BASE_DIFFICULTY, (), 0, False)
     return AttackOutcome(a, d_roll, dmg, soak, net, levels, dtype, stunned)
 
 
 def apply_levels(defender: Combatant, levels: int, dtype: DamageType, log: EventLog,
-                 turn: int) -> bool:
-    """Mark health levels, then stun (DMG-6) and status changes (DMG-8)."""
+                 turn: int, *, stun: int | None = None) -> bool:
+    """Mark health levels, then stun (DMG-6) and status changes (DMG-8).
+
+    ``stun`` is the count compared with the stun threshold (default: ``levels``).
+    """
     before = defender.health.status
     defender.health.take(levels, dtype)
     log.emit({"e": EventKind.DAMAGE, "who": defender.id, "levels": levels,
               "type": dtype.value, "track": defender.health.marks(),
               "level": defender.health.level_name})
-    stunned = levels > stun_threshold(defender) and defender.active
+    stunned = (levels if stun is None else stun) > stun_threshold(defender) and defender.active
     if stunned:
         defender.stunned_turn = turn + 1
         log.emit({"e": EventKind.STUN, "who": defender.id, "turn": turn + 1})

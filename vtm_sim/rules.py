@@ -34,6 +34,7 @@ class RuleSet(BaseModel):
     max_actions: int = Field(default=4, ge=1, le=10)  # ACT-1
     rate_of_fire_counts: Literal["rounds", "shots"] = "rounds"  # RNG-4
     disarm_successes: Literal["damage", "attack"] = "damage"  # MAN-10
+    stun_counts: Literal["unsoaked", "levels"] = "unsoaked"  # DMG-6
 
     @property
     def specialty(self) -> SpecialtyRule:
