@@ -54,6 +54,7 @@ DODGE, BLOCK, PARRY, NO = (
 )
 V20 = load_rules("v20")
 DA = load_rules("dark_ages")
+STUN_LEVELS = V20.model_copy(update={"stun_counts": "levels"})  # DMG-6 option
 
 
 def fighter(
@@ -744,21 +745,53 @@ def test_DMG_5_vampires_halve_bashing_after_soak(
         ("ghoul", 2, 3, True),  # ghouls count as mortals for the stun
     ],
 )
+@pytest.mark.parametrize("rules", [V20, STUN_LEVELS], ids=["unsoaked", "levels"])
 def test_DMG_6_stun_when_one_attack_exceeds_stamina(
-    kind: str, stamina: int, levels: int, stunned: bool
+    kind: str, stamina: int, levels: int, stunned: bool, rules: RuleSet
 ) -> None:
+    """DMG-6: lethal is never halved, so both `stun_counts` options agree here."""
     d = combatant(fighter(kind=kind, stamina=stamina), 1, 1)
     assert stun_threshold(d) == stamina + (2 if kind == "vampire" else 0)
     a = combatant(fighter(strength=9, dexterity=3, melee=2, weapons=["knife"]))
-    p = plan(a, d, "weapon_strike")
+    p = plan(a, d, "weapon_strike", rules)
     dmg = [6] * levels + [2] * (p.damage_base - levels)
     soak = [2] * (stamina if kind == "vampire" else 0)
-    out, log = resolve(p, a, d, attack=[6, 2, 2, 2, 2], damage=dmg, soak=soak)
+    out, log = resolve(p, a, d, rules=rules, attack=[6, 2, 2, 2, 2], damage=dmg, soak=soak)
     assert out.levels == levels
     assert out.stunned is stunned
     stun_events = [e for e in log.events if e["e"] == EventKind.STUN]
     assert bool(stun_events) is stunned
     assert d.stunned(2) is stunned and not d.stunned(1)
+
+
+@pytest.mark.parametrize(
+    ("rules", "kind", "soak_faces", "levels", "stunned"),
+    [
+        (V20, "vampire", [2, 2], 2, True),  # 5 unsoaked > Stamina 2 + 2, then halved to 2
+        (V20, "vampire", [6, 2], 2, False),  # 4 unsoaked: not above 4
+        (STUN_LEVELS, "vampire", [2, 2], 2, False),  # the 2 levels marked are compared
+        (V20, "mortal", [6, 2], 4, True),  # mortals do not halve: 4 > 2 either way
+        (STUN_LEVELS, "mortal", [6, 2], 4, True),
+    ],
+    ids=["unsoaked-5", "unsoaked-4", "levels-2", "mortal-unsoaked", "mortal-levels"],
+)
+def test_DMG_6_stun_counts_unsoaked_successes_before_vampires_halve_bashing(
+    rules: RuleSet, kind: str, soak_faces: list[int], levels: int, stunned: bool
+) -> None:
+    """DMG-6 (default `stun_counts: unsoaked`; 000: "only the successes the victim could
+    not soak count"): a club (Strength 3 + 2 = 5 dice, 5 successes) on Stamina 2. Halving
+    (DMG-5) is not soak, so a vampire's stun counts before it; `levels` counts after."""
+    a, d = pair(
+        fighter(dexterity=3, melee=2, strength=3, weapons=["club"]),
+        fighter(kind=kind, stamina=2),
+    )
+    p = plan(a, d, "weapon_strike", rules)
+    out, log = resolve(
+        p, a, d, rules=rules, attack=[6, 2, 2, 2, 2], damage=[6, 7, 8, 9, 10], soak=soak_faces
+    )
+    assert (out.levels, out.stunned) == (levels, stunned)
+    assert d.health.filled == levels
+    assert bool([e for e in log.events if e["e"] == EventKind.STUN]) is stunned
 
 
 def test_DMG_6_stun_counts_levels_of_one_attack_not_the_total() -> None:

@@ -37,12 +37,13 @@ from vtm_sim.attack import plan_attack
 from vtm_sim.battle import Fighter
 from vtm_sim.choices import Action, ActionKind, Declaration, Defense, DefenseKind
 from vtm_sim.events import EventKind
-from vtm_sim.rules import load_rules
+from vtm_sim.rules import RuleSet, load_rules
 from vtm_sim.stats import StatBlock
 from vtm_sim.tables import DamageType, load_tables
 
 BASH, LETHAL, AGG = DamageType.BASHING, DamageType.LETHAL, DamageType.AGGRAVATED
 V20 = load_rules("v20")
+ATTACK_DISARM = V20.model_copy(update={"disarm_successes": "attack"})  # MAN-10 option
 CRUSH = ActionKind.CRUSH
 BREAK = ActionKind.BREAK_FREE
 
@@ -579,32 +580,83 @@ def test_MAN_9_at_most_3_blood_a_turn_even_with_two_actions() -> None:
 # --- MAN-10: disarm ---------------------------------------------------------------------
 
 
-def _disarm(attack_faces: list[int], extra: list[int] | None = None) -> Any:
+def _disarm(
+    attack_faces: list[int], extra: list[int] | None = None, rules: RuleSet = V20, **kw: Any
+) -> Any:
     """A knife (Dex 3 + Melee 3, difficulty 7) against a club held with Strength 2: the
-    longer club holds the knife off, so 5 dice (ATK-9)."""
-    a = sheet("a", strength=2, dexterity=3, wits=3, melee=3, weapons=["knife"])
+    longer club holds the knife off, so 5 dice (ATK-9). Knife damage: Strength 2 + 1."""
+    traits: dict[str, Any] = {"strength": 2, "dexterity": 3, "wits": 3, "melee": 3}
+    a = sheet("a", weapons=["knife"], **{**traits, **kw})
     t = sheet("t", strength=2, dexterity=2, stamina=2, melee=1, weapons=["club"])
-    b = close_pair(a, t, [9, 1, *attack_faces, *(extra or [])])
+    b = battle_on(
+        [Fighter(a, 0, 0, 0), Fighter(t, 1, 1, 0)], [9, 1, *attack_faces, *(extra or [])],
+        rules_set=rules,
+    )
+    declare_all(b)
     step(b, ACT, 0, attack("disarm", 1))
     step(b, DEFEND, 1, NONE)
     return b
 
 
-def test_MAN_10_more_successes_than_strength_disarm_without_damage() -> None:
-    b = _disarm(successes(3, 5))
-    assert (single_roll(b, "attack")["pool"], single_roll(b, "attack")["diff"]) == (5, 7)
+def _assert_disarmed(b: Any) -> None:
     t = b.combatants[1]
     assert t.lost[0] and t.wielding == -1 and t.weapon.name == "unarmed"
-    assert not rolls(b, "damage")
+    assert not events(b, EventKind.DAMAGE) and not rolls(b, "soak")
+    assert t.health.filled == 0
     (ev,) = events(b, EventKind.ACTION, action="disarmed")
     assert (ev["weapon"], ev["by"]) == ("club", 0)
 
 
-def test_MAN_10_successes_not_above_strength_roll_normal_damage() -> None:
+@pytest.mark.parametrize(
+    ("hits", "damage_hits", "potence", "disarmed"),
+    [
+        (2, 3, 0, True),  # 2 net hits would not beat Strength 2; 3 damage successes do
+        (3, 2, 0, False),  # 3 net hits would; 2 damage successes do not: normal damage
+        (1, 2, 1, True),  # Potence's success counts on the damage roll (VAMP-5)
+    ],
+)
+def test_MAN_10_damage_successes_above_strength_disarm_without_damage(
+    hits: int, damage_hits: int, potence: int, disarmed: bool
+) -> None:
+    """MAN-10 (default `disarm_successes: damage`, 000: "if the roll succeeds he rolls
+    normal damage; if the successes exceed the opponent's Strength, no damage, and the
+    opponent loses the weapon"): the damage roll's successes are compared."""
+    pool = 3 + hits - 1
+    vampire = {"kind": "vampire", "potence": potence} if potence else {}
+    b = _disarm(successes(hits, 5), successes(damage_hits, pool), **vampire)
+    assert (single_roll(b, "attack")["pool"], single_roll(b, "attack")["diff"]) == (5, 7)
+    assert single_roll(b, "damage")["pool"] == pool
+    if disarmed:
+        _assert_disarmed(b)
+    else:
+        t = b.combatants[1]
+        assert not t.lost[0] and t.weapon.name == "club"
+        assert t.health.lethal == damage_hits  # a mortal cannot soak lethal
+
+
+def test_MAN_10_damage_successes_not_above_strength_roll_normal_damage() -> None:
     b = _disarm(successes(2, 5), extra=[*[FILLER] * 4])
     t = b.combatants[1]
     assert not t.lost[0] and t.weapon.name == "club"
     assert single_roll(b, "damage")["pool"] == 3 + 1  # knife Str 2 + 1, one extra success
+    assert not events(b, EventKind.ACTION, action="disarmed")
+
+
+def test_MAN_10_attack_option_more_net_successes_than_strength_disarm_without_damage() -> None:
+    """MAN-10 with `disarm_successes: attack`: the net attack successes are compared, and
+    a disarm rolls no damage at all."""
+    b = _disarm(successes(3, 5), rules=ATTACK_DISARM)
+    assert (single_roll(b, "attack")["pool"], single_roll(b, "attack")["diff"]) == (5, 7)
+    assert not rolls(b, "damage")
+    _assert_disarmed(b)
+
+
+def test_MAN_10_attack_option_successes_not_above_strength_roll_normal_damage() -> None:
+    b = _disarm(successes(2, 5), [*successes(3, 4)], rules=ATTACK_DISARM)
+    t = b.combatants[1]
+    assert not t.lost[0] and t.weapon.name == "club"
+    assert single_roll(b, "damage")["pool"] == 3 + 1
+    assert t.health.lethal == 3  # 3 damage successes do not disarm under this option
 
 
 @pytest.mark.parametrize(

@@ -49,6 +49,8 @@ from vtm_sim.tables import load_tables
 
 V20 = load_rules("v20")
 T002 = load_rules("v20").model_copy(update={"called_shot_table": "002"})
+SHOTS = V20.model_copy(update={"rate_of_fire_counts": "shots"})  # RNG-4: published V20
+FIREARMS = {"single_shot", "burst", "full_auto", "spray"}
 TABLES = load_tables()
 AIM = ActionKind.AIM
 
@@ -68,7 +70,7 @@ def plan_at(shooter: StatBlock, maneuver: str, distance: float = 10.0, **kw: Any
 def shootout(shooter: StatBlock, distance: float, faces: list[int], **kw: Any) -> Any:
     """The shooter (id 0) acts first; the target (id 1) is a plain mortal."""
     declare = kw.pop("declare", None)
-    b = battle([Fighter(shooter, 0, 0, 0), Fighter(sheet("t"), 1, distance, 0)], faces, **kw)
+    b = battle_on([Fighter(shooter, 0, 0, 0), Fighter(sheet("t"), 1, distance, 0)], faces, **kw)
     declare_all(b, declare)
     return b
 
@@ -158,6 +160,87 @@ def test_RNG_4_no_more_shots_than_the_rate() -> None:
     assert "single_shot" not in offered_maneuvers(b)
     assert ActionKind.RELOAD in offered_kinds(b)  # it may still do something else
     assert b.combatants[0].ammo[0] == 4
+
+
+def _three_actions(weapon: str, rules: RuleSet = V20) -> Any:
+    """Three declared actions with ``weapon``; every attack misses (no defense rolls)."""
+    return shootout(gunman(weapon), 10, [9, 1, *[FILLER] * 60],
+                    declare={0: Declaration(actions=3)}, rules_set=rules)
+
+
+def _fire(b: Any, maneuver: str, first: bool = False) -> None:
+    step(b, ACT, 0, attack(maneuver, 1))
+    if first:
+        step(b, DEFEND, 1, NONE)
+        step(b, ACT, 1, PASS)
+
+
+def test_RNG_4_a_burst_spends_three_rounds_of_the_rate() -> None:
+    """RNG-4 (default `rate_of_fire_counts: rounds`; 000: "the shooter may fire at most
+    the number of rounds a turn that the weapon's rate of fire gives"): an AK-47 (rate 3)
+    fires one burst a turn and nothing more; after one single shot a burst (3 more
+    rounds) is not offered, a second and a third shot are."""
+    b = _three_actions("ak47")
+    _fire(b, "burst", first=True)
+    assert not offered_maneuvers(b) & FIREARMS
+    assert ActionKind.RELOAD in offered_kinds(b)
+    assert b.combatants[0].ammo[0] == 31 - 3
+    b = _three_actions("ak47")
+    _fire(b, "single_shot", first=True)
+    assert offered_maneuvers(b) & FIREARMS == {"single_shot"}
+    _fire(b, "single_shot")
+    assert offered_maneuvers(b) & FIREARMS == {"single_shot"}
+    _fire(b, "single_shot")
+    assert b.combatants[0].ammo[0] == 31 - 3
+
+
+def test_RNG_4_autofire_takes_the_weapon_s_whole_turn() -> None:
+    """RNG-4 / RNG-5 / RNG-6 under `rounds`: full auto and spray fire more rounds than any
+    rate, so they are read as the weapon's whole turn of fire: only when it has not fired
+    yet this turn, and nothing more after them, even once reloaded."""
+    b = _three_actions("ak47")
+    _fire(b, "single_shot", first=True)
+    assert not offered_maneuvers(b) & {"full_auto", "spray"}
+    faces = [9, 1, *[FILLER] * (17 - 3), *[9] * 10]  # a missed full auto, then a reload roll
+    b = shootout(gunman("ak47"), 10, faces, declare={0: Declaration(actions=3)})
+    _fire(b, "full_auto", first=True)
+    step(b, ACT, 0, Action(ActionKind.RELOAD))
+    assert b.combatants[0].ammo[0] == 31
+    assert not offered_maneuvers(b) & FIREARMS
+
+
+def test_RNG_4_shots_option_counts_each_burst_as_one_shot() -> None:
+    """RNG-4 with `rate_of_fire_counts: shots` (the published V20 reading): three AK-47
+    bursts in one turn at rate 3, 9 rounds; autofire is one shot too."""
+    b = _three_actions("ak47", SHOTS)
+    _fire(b, "burst", first=True)
+    assert offered_maneuvers(b) & FIREARMS == FIREARMS
+    _fire(b, "burst")
+    _fire(b, "burst")
+    assert [r["pool"] for r in rolls(b, "attack")] == [9 - 3, 9 - 4, 9 - 5]
+    assert b.combatants[0].ammo[0] == 31 - 9
+    b = _three_actions("ak47", SHOTS)
+    _fire(b, "single_shot", first=True)
+    _fire(b, "single_shot")
+    assert {"full_auto", "spray"} <= offered_maneuvers(b)
+    faces = [9, 1, *[FILLER] * (17 - 3), *[9] * 10]  # a missed full auto, then a reload roll
+    b = shootout(gunman("ak47"), 10, faces, declare={0: Declaration(actions=3)},
+                 rules_set=SHOTS)
+    _fire(b, "full_auto", first=True)
+    step(b, ACT, 0, Action(ActionKind.RELOAD))
+    assert offered_maneuvers(b) & FIREARMS == FIREARMS  # reloaded: a second shot of three
+
+
+@pytest.mark.parametrize("rules", [V20, SHOTS], ids=["rounds", "shots"])
+def test_RNG_4_single_shot_weapons_fire_up_to_the_rate_under_either_option(
+    rules: RuleSet,
+) -> None:
+    """RNG-4: a heavy revolver (rate 2) fires twice whichever way the rate counts."""
+    b = _three_actions("heavy_revolver", rules)
+    _fire(b, "single_shot", first=True)
+    _fire(b, "single_shot")
+    assert "single_shot" not in offered_maneuvers(b)
+    assert b.combatants[0].ammo[0] == 6 - 2
 
 
 # --- RNG-5: full auto --------------------------------------------------------------------
@@ -287,12 +370,18 @@ def test_RNG_6_dodging_spray_is_one_harder_and_the_only_defense() -> None:
     assert (dodge["pool"], dodge["diff"]) == (1 + 2, 6 + 1)
 
 
-def test_RNG_6_spray_needs_the_magazine_half_full() -> None:
+@pytest.mark.parametrize("ammo", [31, 15, 1])
+def test_RNG_6_spray_needs_only_a_loaded_magazine(ammo: int) -> None:
+    """RNG-6: 000 puts "only with the magazine at least half full" on full auto alone;
+    spray fires whatever is left (RNG-10), so 15 of 31 rounds or even 1 will do."""
     a, t = combatant(sprayer()), combatant(sheet("t"), 1, 1, 10.0)
-    a.ammo[0] = 15  # of 31
+    a.ammo[0] = ammo
+    p = plan_attack(a, t, "spray", TABLES, V20)
+    assert p is not None and p.rounds == ammo
+    full_auto = plan_attack(a, t, "full_auto", TABLES, V20)
+    assert (full_auto is not None) is (2 * ammo >= 31)  # RNG-5 keeps the condition
+    a.ammo[0] = 0
     assert plan_attack(a, t, "spray", TABLES, V20) is None
-    a.ammo[0] = 16
-    assert plan_attack(a, t, "spray", TABLES, V20) is not None
 
 
 # --- RNG-7: aiming -------------------------------------------------------------------------

@@ -42,6 +42,9 @@ VARIANTS: list[tuple[str, str, Any, Any]] = [
     ("ATK-8", "multiple_opponents_cap", 4, 4),
     ("DICE-8", "willpower_per_turn", 1, 1),
     ("DEF-3", "abort_difficulty", 6, 6),
+    ("RNG-4", "rate_of_fire_counts", "rounds", "rounds"),  # 000; "shots": published V20
+    ("MAN-10", "disarm_successes", "damage", "damage"),  # 000; "attack": net attack hits
+    ("DMG-6", "stun_counts", "unsoaked", "unsoaked"),  # 000; "levels": after halving
 ]
 
 
@@ -103,6 +106,8 @@ def test_unknown_option_in_copied_profile_names_file_and_key(tmp_path: Path) -> 
         ("specialty_rule: triple\n", "specialty_rule"),
         ("multiple_opponents_cap: 99\n", "multiple_opponents_cap"),
         ("abort_difficulty: 1\n", "abort_difficulty"),
+        ("rate_of_fire_counts: bursts\n", "rate_of_fire_counts"),
+        ("stun_counts: halved\n", "stun_counts"),
     ],
 )
 def test_bad_value_in_copied_profile_names_file_and_key(

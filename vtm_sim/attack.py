@@ -255,10 +255,25 @@ def ammo_needed(weapon: Weapon, spec: Maneuver, ammo: int) -> int | None:
         return 1 if ammo >= 1 else None
     if not weapon.cls.ranged:
         return 0
-    if spec.magazine:  # RNG-5: at least half full; empties the magazine
-        return ammo if ammo > 0 and 2 * ammo >= weapon.magazine else None
+    if spec.magazine:  # RNG-5/6: empties the magazine; full auto only when half full
+        if ammo <= 0 or (spec.half_magazine and 2 * ammo < weapon.magazine):
+            return None
+        return ammo
     need = max(1, spec.rounds)
     return need if ammo >= need else None
+
+
+def rate_cost(weapon: Weapon, spec: Maneuver, rules: RuleSet) -> int:
+    """RNG-4: how much of the weapon's rate of fire a maneuver uses this turn.
+
+    ``shots``: each attack is one shot. ``rounds`` (000): each round counts, and
+    autofire, which fires more than any rate, takes the weapon's whole turn.
+    """
+    if rules.rate_of_fire_counts == "shots":
+        return 1
+    if spec.magazine:
+        return weapon.rate
+    return max(1, spec.rounds)
 
 
 def attack_numbers(
@@ -516,21 +531,31 @@ def resolve_attack(
                   "net": max(net, 0)})
         return AttackOutcome(a, d_roll, None, None, max(net, 0), 0, dtype, False)
     log.emit({"e": EventKind.HIT, "who": attacker.id, "target": defender.id, "net": net})
-    if plan.effect == "disarm":
-        w, idx = hand_weapon(defender, False)
-        if net > defender.attr("strength") and idx >= 0:  # MAN-10
-            defender.lost[idx] = True
-            defender.wielding = -1
-            log.emit({"e": EventKind.ACTION, "who": defender.id, "action": "disarmed",
-                      "weapon": w.name, "by": attacker.id})
-            return AttackOutcome(a, d_roll, None, None, net, 0, dtype, False, disarmed=True)
+    disarm = plan.effect == "disarm"
+    if disarm and rules.disarm_successes == "attack" and _disarm(defender, attacker, net, log):
+        return AttackOutcome(a, d_roll, None, None, net, 0, dtype, False, disarmed=True)
     if plan.no_damage:
         return AttackOutcome(a, d_roll, None, None, net, 0, dtype, False)
     # ATK-5: each success beyond the first adds a die (RNG-6 spray: the whole share)
     extra = net if spray else (net - 1 if plan.extra_successes_add else 0)
     dmg_pool = max(1, plan.damage_base + extra)  # DMG-2, DMG-3
-    return apply_damage(attacker.id, defender, dmg_pool, plan.damage_auto, dtype, rules,
-                        dice_for, log, turn, a, d_roll, net, elemental)
+    dmg, dealt = roll_damage(attacker.id, dmg_pool, plan.damage_auto, dice_for, log)
+    if disarm and rules.disarm_successes == "damage" and _disarm(defender, attacker, dealt, log):
+        return AttackOutcome(a, d_roll, dmg, None, net, 0, dtype, False, disarmed=True)
+    return soak_damage(defender, dmg, dealt, dtype, rules, dice_for, log, turn, a, d_roll, net,
+                       elemental)
+
+
+def _disarm(defender: Combatant, attacker: Combatant, successes: int, log: EventLog) -> bool:
+    """MAN-10: more successes than the defender's Strength take its weapon (no damage)."""
+    w, idx = hand_weapon(defender, False)
+    if idx < 0 or successes <= defender.attr("strength"):
+        return False
+    defender.lost[idx] = True
+    defender.wielding = -1
+    log.emit({"e": EventKind.ACTION, "who": defender.id, "action": "disarmed",
+              "weapon": w.name, "by": attacker.id})
+    return True
 
 
 def apply_damage(
@@ -539,10 +564,26 @@ def apply_damage(
     d_roll: Roll | None = None, net: int = 1, elemental: bool = False,
 ) -> AttackOutcome:
     """Roll damage, soak it (SOAK-*) and mark the health track (DMG-*)."""
+    dmg, dealt = roll_damage(source, dmg_pool, auto, dice_for, log)
+    return soak_damage(defender, dmg, dealt, dtype, rules, dice_for, log, turn, a, d_roll, net,
+                       elemental)
+
+
+def roll_damage(source: int, dmg_pool: int, auto: int, dice_for: DiceFor,
+                log: EventLog) -> tuple[Roll, int]:
+    """The damage roll (DMG-1) and its successes with Potence's (VAMP-5)."""
     dmg = _roll(log, source, "damage", dmg_pool, BASE_DIFFICULTY, dice_for, damage=True)
     if auto:
         log.events[-1]["auto"] = auto  # VAMP-5: Potence successes on the damage roll
-    dealt = dmg.successes + auto
+    return dmg, dmg.successes + auto
+
+
+def soak_damage(
+    defender: Combatant, dmg: Roll, dealt: int, dtype: DamageType, rules: RuleSet,
+    dice_for: DiceFor, log: EventLog, turn: int, a: Roll | None = None,
+    d_roll: Roll | None = None, net: int = 1, elemental: bool = False,
+) -> AttackOutcome:
+    """Soak ``dealt`` damage successes (SOAK-*) and mark the health track (DMG-*)."""
     soak = None
     levels = dealt
     if dealt > 0:
@@ -553,23 +594,28 @@ def apply_damage(
             defender.armor_rating = 0  # SOAK-5
             defender.armor_penalty = 0
             log.emit({"e": EventKind.ARMOR, "who": defender.id, "destroyed": True})
+    unsoaked = levels
     if dtype is DamageType.BASHING and defender.vampire:
         levels //= 2  # DMG-5
-    stunned = apply_levels(defender, levels, dtype, log, turn)
+    stun = unsoaked if rules.stun_counts == "unsoaked" else levels  # DMG-6
+    stunned = apply_levels(defender, levels, dtype, log, turn, stun=stun)
     if a is None:
         a = Roll(0, BASE_DIFFICULTY, (), 0, False)
     return AttackOutcome(a, d_roll, dmg, soak, net, levels, dtype, stunned)
 
 
 def apply_levels(defender: Combatant, levels: int, dtype: DamageType, log: EventLog,
-                 turn: int) -> bool:
-    """Mark health levels, then stun (DMG-6) and status changes (DMG-8)."""
+                 turn: int, *, stun: int | None = None) -> bool:
+    """Mark health levels, then stun (DMG-6) and status changes (DMG-8).
+
+    ``stun`` is the count compared with the stun threshold (default: ``levels``).
+    """
     before = defender.health.status
     defender.health.take(levels, dtype)
     log.emit({"e": EventKind.DAMAGE, "who": defender.id, "levels": levels,
               "type": dtype.value, "track": defender.health.marks(),
               "level": defender.health.level_name})
-    stunned = levels > stun_threshold(defender) and defender.active
+    stunned = (levels if stun is None else stun) > stun_threshold(defender) and defender.active
     if stunned:
         defender.stunned_turn = turn + 1
         log.emit({"e": EventKind.STUN, "who": defender.id, "turn": turn + 1})

@@ -56,7 +56,7 @@ class Combatant:
     drunk: int = 0  # MAN-9: blood drunk this turn
     grappled_turn: int = -1  # MAN-6: the turn of this character's last crush or break-free
     wp_used: int = 0  # DICE-8: Willpower points spent this turn
-    shots: dict[int, int] = field(default_factory=dict)  # RNG-4: shots this turn by weapon
+    shots: dict[int, int] = field(default_factory=dict)  # RNG-4: rate used this turn by weapon
     # per turn
     rating: int = 0  # INIT-2: Dexterity + Wits
     initiative: int = 0  # INIT-2: rating + die (wound penalties come off when read)

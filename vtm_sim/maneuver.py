@@ -31,3 +31,4 @@ class Maneuver:
     effect: str | None
     needs: tuple[str, ...]
     damage: Damage
+    half_magazine: bool = False  # RNG-5: only with the magazine at least half full

@@ -11,6 +11,7 @@ from vtm_sim.attack import (
     attack_numbers,
     hand_weapon,
     maneuver_weapon,
+    rate_cost,
     reach_of,
 )
 from vtm_sim.choices import (
@@ -101,7 +102,7 @@ class Options(BattleState):
         # the entry keeps the stat block and tables alive so their ids stay theirs.
         key = (id(self.tables), id(c.stats), c.wielding, c.offhand, tuple(c.jammed),
                tuple(c.lost), c.prone, c.grappling, tuple(sorted(c.shots.items())),
-               c.claws_out, c.blood > 0)
+               c.claws_out, c.blood > 0, self.rules.rate_of_fire_counts)
         got = _CANDIDATES.get(key)
         if got is not None:
             return got[2]
@@ -119,7 +120,7 @@ class Options(BattleState):
                 w = maneuver_weapon(c, m, spec, off)
                 if w is None:
                     continue
-                if not close and not self._rate_allows(c, m, off):
+                if not close and not self._rate_allows(c, m, spec, off):
                     continue
                 out.append((m, spec, off, close, w))
         if len(_CANDIDATES) > CACHE_LIMIT:
@@ -141,12 +142,12 @@ class Options(BattleState):
             or (since == self.turn - 1 and c.distance(t) <= ADJACENT_YARDS + REACH_SLACK)
         )
 
-    def _rate_allows(self, c: Combatant, maneuver: str, offhand: bool) -> bool:
-        """RNG-4: shots a turn up to the weapon's rate (RNG-9: each weapon's)."""
+    def _rate_allows(self, c: Combatant, maneuver: str, spec: Maneuver, offhand: bool) -> bool:
+        """RNG-4: fire a turn up to the weapon's rate (RNG-9: each weapon's)."""
         w, idx = hand_weapon(c, offhand)
         if idx < 0:
             return maneuver != "thrown"
-        return c.shots.get(idx, 0) < w.rate
+        return c.shots.get(idx, 0) + rate_cost(w, spec, self.rules) <= w.rate
 
     def _action_options(self, c: Combatant, *, first: bool, interrupt: bool,
                         final: bool) -> tuple[Choice, ...]:

@@ -32,6 +32,9 @@ class RuleSet(BaseModel):
     willpower_per_turn: int = Field(default=1, ge=0, le=5)  # DICE-8
     abort_difficulty: int = Field(default=6, ge=2, le=10)  # DEF-3
     max_actions: int = Field(default=4, ge=1, le=10)  # ACT-1
+    rate_of_fire_counts: Literal["rounds", "shots"] = "rounds"  # RNG-4
+    disarm_successes: Literal["damage", "attack"] = "damage"  # MAN-10
+    stun_counts: Literal["unsoaked", "levels"] = "unsoaked"  # DMG-6
 
     @property
     def specialty(self) -> SpecialtyRule:

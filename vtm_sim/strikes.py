@@ -14,6 +14,7 @@ from vtm_sim.attack import (
     hand_weapon,
     legal_defenses,
     plan_attack,
+    rate_cost,
     reach_of,
     resolve_attack,
     roll_attack,
@@ -171,11 +172,12 @@ class Strikes(Options):
         self.check_stake(plan, t, out)
 
     def _spend_ammo(self, c: Combatant, plan: AttackPlan, offhand: bool) -> None:
-        """RNG-10: rounds spent; a thrown weapon leaves the hand."""
+        """RNG-10: rounds spent (RNG-4: and the rate used); a thrown weapon leaves the hand."""
         _, idx = hand_weapon(c, offhand)
         if not plan.ranged or idx < 0:
             return
-        c.shots[idx] = c.shots.get(idx, 0) + 1
+        spec = self.tables.maneuvers[plan.maneuver]
+        c.shots[idx] = c.shots.get(idx, 0) + rate_cost(plan.weapon, spec, self.rules)  # RNG-4
         c.ammo[idx] -= plan.rounds
         if plan.weapon.cls is WeaponClass.THROWN:
             c.lost[idx] = True

@@ -110,6 +110,7 @@ class ManeuverSpec(_Strict):
     reach: int | None = Field(default=None, ge=0)
     rounds: int = Field(default=0, ge=0)
     magazine: bool = False
+    half_magazine: bool = False
     area: float = Field(default=0.0, ge=0)
     effect: Literal["knockdown", "tackle", "clinch", "hold", "feed", "disarm"] | None = None
     needs: list[
@@ -178,7 +179,7 @@ def _maneuver(spec: ManeuverSpec) -> Maneuver:
     return Maneuver(
         spec.attribute, spec.ability, spec.difficulty, spec.accuracy, spec.reach, spec.rounds,
         spec.magazine, spec.area, spec.effect, tuple(spec.needs),
-        Damage(d.strength, d.weapon, d.bonus, d.type),
+        Damage(d.strength, d.weapon, d.bonus, d.type), spec.half_magazine,
     )
 
 
