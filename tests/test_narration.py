@@ -206,6 +206,44 @@ def test_DEF_1_defense_cancels_every_success() -> None:
     assert narrate(events)[-1] == "Miss: the dodge takes away all 2 successes."
 
 
+def test_RNG_6_a_spray_tells_each_share_and_a_miss_counts_the_share_only() -> None:
+    people = header(("Nikolai", "vampire", 0, 0.0), ("A", "mortal", 1, 10.0),
+                    ("B", "mortal", 1, 11.0))
+    events = [
+        people,
+        {"e": "attack", "who": 0, "target": 1, "maneuver": "spray", "weapon": "ak47"},
+        {"e": "defense", "who": 2, "kind": "dodge", "against": 0},
+        roll(0, "attack", 15, [8] * 7 + [2] * 8, 7),
+        {"e": "action", "who": 0, "action": "spray", "targets": [1, 2], "shares": [4, 3]},
+        {"e": "hit", "who": 0, "target": 1, "net": 4},
+        roll(0, "damage", 11, [2] * 11, 0),
+        {"e": "damage", "who": 1, "levels": 0, "type": "lethal", "track": ".......",
+         "level": "healthy"},
+        roll(2, "dodge", 4, [9, 9, 9, 2], 3),
+        {"e": "miss", "who": 0, "target": 2, "net": 0},
+    ]
+    lines = narrate(events)
+    assert lines[2] == "Nikolai sprays fire across A and B (shares 4 and 3)."
+    assert lines[-1] == "Miss: the dodge takes away all 3 successes."
+
+
+def test_an_exchange_header_introduces_a_single_attack() -> None:
+    """``vtm_sim.exchange``: one attack outside a battle, without turns."""
+    exchange = {**NIKOLAI_ELDER, "e": "exchange"}
+    events = [
+        exchange,
+        {"e": "attack", "who": 0, "target": 1, "maneuver": "single_shot", "weapon": "ak47"},
+        roll(0, "attack", 5, [6, 2, 2, 2, 2], 1),
+        {"e": "miss", "who": 0, "target": 1, "net": 0},
+    ]
+    assert narrate(events) == [
+        "Nikolai faces the Elder, 30 yards apart.",
+        "Nikolai shoots at the Elder with the ak47: 5 dice at difficulty 6 -> 6 2 2 2 2: "
+        "1 success.",
+        "Miss.",
+    ]
+
+
 def test_attack_that_cannot_be_rolled_and_moves() -> None:
     events = [
         NIKOLAI_ELDER,
@@ -422,7 +460,7 @@ def test_VAMP_2_ATK_11_RNG_1_RNG_7_blood_ambush_cover_aim() -> None:
         "The Elder spots Nikolai in time.",
         "Nikolai takes aim at the Elder (+3 dice).",
         "Nikolai takes cover behind the parked car.",
-        "Nikolai sprays fire across the Elder.",
+        "Nikolai sprays fire across the Elder, alone in the area: half the successes (3).",
     ]
 
 

@@ -572,9 +572,8 @@ def apply_damage(
 def roll_damage(source: int, dmg_pool: int, auto: int, dice_for: DiceFor,
                 log: EventLog) -> tuple[Roll, int]:
     """The damage roll (DMG-1) and its successes with Potence's (VAMP-5)."""
-    dmg = _roll(log, source, "damage", dmg_pool, BASE_DIFFICULTY, dice_for, damage=True)
-    if auto:
-        log.events[-1]["auto"] = auto  # VAMP-5: Potence successes on the damage roll
+    dmg = _roll(log, source, "damage", dmg_pool, BASE_DIFFICULTY, dice_for, damage=True,
+                auto=auto)  # VAMP-5: Potence successes on the damage roll
     return dmg, dmg.successes + auto
 
 
@@ -650,14 +649,16 @@ def _parry_counter(defender: Combatant, attacker: Combatant, extra: int, rules: 
 def _roll(
     log: EventLog, who: int, what: str, pool: int, difficulty: int, dice_for: DiceFor, *,
     specialty: SpecialtyRule | None = None, willpower: bool = False, damage: bool = False,
+    auto: int = 0,
 ) -> Roll:
     r = roll(pool, difficulty, dice_for(what), specialty=specialty, damage=damage,
              willpower=willpower)
-    log_roll(log, who, what, r)
+    log_roll(log, who, what, r, auto)
     return r
 
 
-def log_roll(log: EventLog, who: int, what: str, r: Roll) -> None:
+def log_roll(log: EventLog, who: int, what: str, r: Roll, auto: int = 0) -> None:
+    """Emit the roll event; ``auto``: automatic successes on a damage roll (VAMP-5)."""
     ev = {"e": EventKind.ROLL, "who": who, "what": what, "pool": r.pool,
           "diff": r.difficulty, "faces": list(r.faces), "succ": r.successes}
     if r.botch:
@@ -666,4 +667,6 @@ def log_roll(log: EventLog, who: int, what: str, r: Roll) -> None:
         ev["wp"] = True
     if r.specialty:
         ev["spec"] = True
+    if auto:
+        ev["auto"] = auto
     log.emit(ev)

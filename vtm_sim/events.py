@@ -21,6 +21,7 @@ Event = dict[str, Any]
 
 class EventKind(StrEnum):
     BATTLE = "battle"  # header: setup needed to replay
+    EXCHANGE = "exchange"  # header of a single attack outside a battle (vtm_sim.exchange)
     TURN = "turn"
     INITIATIVE = "initiative"
     ORDER = "order"

@@ -25,9 +25,8 @@ from vtm_sim.choices import DefenseKind
 from vtm_sim.combatant import Combatant
 from vtm_sim.odds import attack_odds
 from vtm_sim.rules import RuleSet
+from vtm_sim.state import SPRAY_DODGE
 from vtm_sim.tables import DamageType
-
-SPRAY_DODGE = 1  # RNG-6
 
 
 def plan_odds(

@@ -3,7 +3,8 @@
 :func:`narrate` turns the events of :mod:`vtm_sim.events` into lines a
 Storyteller can read aloud: turns, initiative, declarations, moves, each attack
 with its dice, defenses, damage, stuns, status changes and the end. Names come
-from the ``battle`` header (the first event). Nothing here reads engine state,
+from the header, the first event: a ``battle`` or, for a single attack outside a
+battle (:mod:`vtm_sim.exchange`), an ``exchange``. Nothing here reads engine state,
 so a log read back from JSONL narrates exactly like the live battle.
 
 An attack chain is told in at most three lines: the attack roll, the defense
@@ -57,7 +58,6 @@ _ACTION_TEXT = {
     "aim": "{n} takes aim{at} (+{dice} dice).",
     "take_cover": "{n} takes cover behind the {cover}.",
     "dodge_to_cover": "{n} dives behind the {cover}.",
-    "spray": "{n} sprays fire across {targets}.",
     "drop_prone": "{n} drops prone.",
     "clear": "{n} clears the jammed {w}.",
     "falls prone": "{n} falls prone.",
@@ -185,6 +185,7 @@ class _Narrator:
     damage_roll: Event | None = None
     damage_at: int = -1  # index of the damage dice in ``hit``
     soak_roll: Event | None = None
+    shares: dict[int, int] = field(default_factory=dict)  # RNG-6: each target's share
 
     # --- names ------------------------------------------------------------
     def name(self, who: Any, start: bool = False) -> str:
@@ -199,6 +200,10 @@ class _Narrator:
 
     def setup(self, header: Event) -> None:
         raw = header.get("combatants") or []
+        state = header.get("state")
+        if isinstance(state, dict):  # a log begun from a saved state (Battle.from_state)
+            raw = [{**c, "sheet": sheet} for sheet, c in
+                   zip(state.get("sheets") or [], state.get("combatants") or [], strict=False)]
         names = [
             str((c.get("sheet") or {}).get("name", f"combatant {i}")) for i, c in enumerate(raw)
         ]
@@ -288,9 +293,23 @@ class _Narrator:
         if handler is not None:
             handler(ev)
 
+    def on_exchange(self, ev: Event) -> None:
+        """A single attack outside a battle: the two sides, so far apart."""
+        if not self.people:
+            self.introduce(ev)
+
     def on_battle(self, ev: Event) -> None:
         if self.people:
             return
+        self.introduce(ev)
+        lighting = (ev.get("field") or {}).get("lighting")
+        if lighting == "dark":
+            self.say("The fight takes place in darkness.")
+        elif lighting and lighting != "normal":
+            self.say(f"Lighting: {lighting}.")
+
+    def introduce(self, ev: Event) -> None:
+        """Who faces whom (or the sides), and who starts prone or blinded."""
         self.setup(ev)
         sides: dict[int, list[str]] = {}
         for i, p in enumerate(self.people):
@@ -307,11 +326,6 @@ class _Narrator:
         standing = ev.get("standing")
         if isinstance(standing, dict) and "turn" in standing:
             self.say(f"The fight as it stood before turn {standing['turn']} (a state file).")
-        lighting = (ev.get("field") or {}).get("lighting")
-        if lighting == "dark":
-            self.say("The fight takes place in darkness.")
-        elif lighting and lighting != "normal":
-            self.say(f"Lighting: {lighting}.")
 
     def on_turn(self, ev: Event) -> None:
         self.flush_attack()
@@ -407,6 +421,7 @@ class _Narrator:
         self.attack_rolled = False
         self.attack_roll = None
         self.defense = None
+        self.shares = {}
 
     def on_defense(self, ev: Event) -> None:
         self.defense = str(ev.get("kind"))
@@ -471,11 +486,13 @@ class _Narrator:
         if self.miss_told:  # already said before a parry's counterblow
             self.miss_told = False
             return
-        self.say(self.miss_line())
+        self.say(self.miss_line(ev.get("target")))
 
-    def miss_line(self) -> str:
+    def miss_line(self, target: Any = None) -> str:
         a = self.attack_roll
         succ = int(a.get("succ", 0)) if a else 0
+        if isinstance(target, int) and target in self.shares:  # RNG-6: its share only
+            succ = self.shares[target]
         if succ and self.defense:
             lost = "the only success" if succ == 1 else f"all {succ} successes"
             return f"Miss: the {self.defense} takes away {lost}."
@@ -614,6 +631,8 @@ class _Narrator:
             self.blood_line(ev, n)
         elif what == "ambush":
             self.ambush_line(ev, n)
+        elif what == "spray":
+            self.spray_line(ev, n)
         else:
             target = ev.get("target")
             t = self.name(target) if isinstance(target, int) else "the enemy"
@@ -639,6 +658,20 @@ class _Narrator:
                     targets=_join(targets) if targets else "the enemy",
                 )
             )
+
+    def spray_line(self, ev: Event, n: str) -> None:
+        """RNG-6: who is in the area and each one's share of the successes."""
+        targets = [t for t in ev.get("targets") or [] if isinstance(t, int)]
+        shares = [int(x) for x in ev.get("shares") or []]
+        names = [self.name(t) for t in targets]
+        line = f"{n} sprays fire across {_join(names) if names else 'the enemy'}"
+        if len(shares) == len(targets) == 1:
+            line += f", alone in the area: half the successes ({shares[0]})"
+        elif shares and len(shares) == len(targets):
+            line += f" (shares {_join([str(x) for x in shares])})"
+        if len(shares) == len(targets):
+            self.shares = dict(zip(targets, shares, strict=True))
+        self.say(line + ".")
 
     def blood_line(self, ev: Event, n: str) -> None:
         """VAMP-2: blood spent before declarations (nothing to say for none)."""

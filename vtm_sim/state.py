@@ -51,6 +51,23 @@ HAND_MANEUVERS = frozenset({"weapon_strike", "disarm", "single_shot", "burst", "
 CALLABLE = frozenset({"punch", "kick", "weapon_strike", "claws", "single_shot", "burst",
                       "thrown"})  # RNG-8: no called shot with full auto or spray
 
+
+def spray_shares(successes: int, targets: int) -> list[int]:
+    """RNG-6: one spray roll's successes shared among the targets in its area.
+
+    The targets are counted with the aimed-at one first (then by distance). A lone
+    target gets half (rounded down); fewer successes than targets give one each to the
+    first ones; otherwise an even split, the remainder to the aimed-at target.
+    """
+    if targets <= 0:
+        return []
+    if targets == 1:
+        return [successes // 2]
+    if successes < targets:
+        return [1] * successes + [0] * (targets - successes)
+    q, r = divmod(successes, targets)
+    return [q + r] + [q] * (targets - 1)
+
 # what an ACT option's attack plan is made of: target, maneuver, off hand, dice penalty,
 # distance (close attacks), situation, weapon and its attack_numbers
 PlanParts = tuple[int, str, bool, int, float | None, Situation, Weapon, AttackNumbers]

@@ -40,7 +40,7 @@ from vtm_sim.flow import (
     Routine,
 )
 from vtm_sim.options import Options
-from vtm_sim.state import DODGE_YARDS, SPRAY_DODGE
+from vtm_sim.state import DODGE_YARDS, SPRAY_DODGE, spray_shares
 from vtm_sim.tables import WeaponClass
 
 
@@ -195,14 +195,7 @@ class Strikes(Options):
         if atk.botch:
             self.mishap(c, plan, center)
             return
-        s, n = atk.successes, len(targets)
-        if n == 1:
-            shares = [s // 2]  # a lone target gets half
-        elif s < n:
-            shares = [1] * s + [0] * (n - s)
-        else:
-            q, r = divmod(s, n)
-            shares = [q + r] + [q] * (n - 1)  # the remainder goes where the shooter aims
+        shares = spray_shares(atk.successes, len(targets))
         self.say(c.id, "spray", targets=[t.id for t in targets], shares=shares)
         for t, share, (defense, d_pen) in zip(targets, shares, guards, strict=True):
             d_diff = (BASE_DIFFICULTY + self.opponents_modifier(t) + SPRAY_DODGE

@@ -2,22 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import click
 
-from vtm_sim.attack import (
-    BASE_DIFFICULTY,
-    CLOSE_MANEUVERS,
-    AttackPlan,
-    legal_defenses,
-    maneuver_weapon,
-    plan_attack,
-    range_modifier,
-    resolve_attack,
-    roll_attack,
-)
-from vtm_sim.battle import sheet_of
 from vtm_sim.card import card_lines, tactic_card
 from vtm_sim.choices import DefenseKind
 from vtm_sim.cli.base import (
@@ -34,15 +24,13 @@ from vtm_sim.cli.base import (
     main,
     user_errors,
 )
-from vtm_sim.combatant import Combatant
-from vtm_sim.dice import DiceSource, ScriptedDice
-from vtm_sim.errors import DiceError, IllegalActionError
-from vtm_sim.events import EventKind, EventLog
-from vtm_sim.forecast import plan_odds
+from vtm_sim.dice import DiceSource, RngDice, ScriptedDice
+from vtm_sim.errors import DiceError
+from vtm_sim.exchange import ExchangeError, exchange_odds, resolve_exchange
 from vtm_sim.narration import narrate, plural
-from vtm_sim.rules import RuleSet, load_rules
+from vtm_sim.rules import load_rules
 from vtm_sim.stats import load_stat_block
-from vtm_sim.tables import WeaponClass, load_tables
+from vtm_sim.tables import load_tables
 
 
 def _parse_attack_faces(text: str | None) -> dict[str, list[int]]:
@@ -66,92 +54,59 @@ def _parse_attack_faces(text: str | None) -> dict[str, list[int]]:
     return out
 
 
-def _default_maneuver(c: Combatant) -> str:
-    cls = c.weapon.cls
-    if cls is WeaponClass.MELEE:
-        return "weapon_strike"
-    if cls is WeaponClass.THROWN:
-        return "thrown"
-    if cls is WeaponClass.UNARMED:
-        return "punch"
-    return "single_shot"
+class _FacesDice:
+    """The dice of each roll: ``--faces`` by label (dodge, block and parry read
+    ``defense=``), the rest from the seed.
+
+    The scripted faces are checked at the first roll, once the exchange is found
+    legal, so a bad face is reported only for an attack the rules allow.
+    """
+
+    def __init__(self, scripted: dict[str, list[int]], rng: RngDice) -> None:
+        self.scripted = scripted
+        self.rng = rng
+        self.sources: dict[str, ScriptedDice] = {}
+        self.started = False
+
+    def __call__(self, label: str) -> DiceSource:
+        if not self.started:
+            self.sources = {k: ScriptedDice(v, f"--faces {k}") for k, v in self.scripted.items()}
+            self.started = True
+        return self.sources.get("defense" if label in ("dodge", "block", "parry") else label,
+                                self.rng)
+
+    def unused(self) -> list[str]:
+        """Labels whose roll never happened (a miss, or no dice to soak).
+
+        Raises:
+            DiceError: a roll left some of its faces over.
+        """
+        out = []
+        for key, src in self.sources.items():
+            given = len(self.scripted[key])
+            if src.remaining == given and given:
+                out.append(key)
+            elif src.remaining:
+                raise DiceError(
+                    f"--faces {key}: {plural(src.remaining, 'face')} left over: "
+                    f"the roll used {given - src.remaining}"
+                )
+        return out
 
 
-def _wield(c: Combatant, weapon: str | None, path: str) -> None:
-    if weapon is None:
-        return
-    if weapon == "unarmed":
-        c.wielding = -1
-        return
-    names = [w.name for w in c.stats.weapons]
-    if weapon not in names:
-        has = ", ".join(names) if names else "none"
-        _fail(f"{path}: weapons: {c.name} has no {weapon!r} (has: {has}; or 'unarmed')")
-    c.wielding = names.index(weapon)
-
-
-def _plan(
-    attacker: Combatant, defender: Combatant, maneuver: str, distance: float, rules: RuleSet
-) -> AttackPlan:
-    tables = load_tables()
-    spec = tables.maneuvers.get(maneuver)
-    if spec is None:
-        _fail(
-            f"--maneuver: unknown maneuver {maneuver!r} "
-            f"(expected one of {', '.join(sorted(tables.maneuvers))})"
-        )
-    weapon = maneuver_weapon(attacker, maneuver)
-    if weapon is None:
-        _fail(
-            f"--maneuver: {attacker.name} cannot use {maneuver} with "
-            f"{attacker.weapon.name.replace('_', ' ')} in hand (pick another --weapon or "
-            "--maneuver)"
-        )
-    if maneuver in CLOSE_MANEUVERS:
-        reach = float(spec.reach if spec.reach is not None else 1)
-        if distance > reach:
-            _fail(
-                f"--distance: {distance:g} yards is out of reach for {maneuver} "
-                f"(at most {reach:g}; ATK-1)"
-            )
-    else:
-        if weapon.cls is WeaponClass.FIREARM and not rules.firearms_allowed:
-            _fail(f"--rules: the {rules.name} profile allows no firearms")
-        if range_modifier(weapon, distance) is None:
-            _fail(
-                f"--distance: {distance:g} yards is beyond twice the {weapon.name} range "
-                f"of {weapon.range} yards (RNG-2)"
-            )
-    plan = plan_attack(attacker, defender, maneuver, load_tables(), rules, distance=distance)
-    if plan is None:
-        _fail(f"{attacker.name} cannot make a {maneuver} attack now")
-    return plan
-
-
-def _check_defense(defender: Combatant, plan: AttackPlan, kind: DefenseKind) -> None:
-    if kind is DefenseKind.NONE or kind in legal_defenses(defender, plan):
-        return
-    what = plan.maneuver.replace("_", " ")
-    if not plan.close:
-        raise IllegalActionError(
-            f"--defense: {kind.value} only works in close combat; "
-            f"against a {what} only dodge is allowed (DEF-4, DEF-6)"
-        )
-    if kind is DefenseKind.BLOCK:
-        raise IllegalActionError(
-            f"--defense: {defender.name} cannot block {plan.damage_type.value} damage without "
-            "armor or Fortitude (DEF-4)"
-        )
-    raise IllegalActionError(
-        f"--defense: {defender.name} cannot parry without a melee weapon in hand (DEF-6)"
-    )
-
-
-def attack_levels_odds(
-    plan: AttackPlan, defender: Combatant, defense: DefenseKind, rules: RuleSet
-) -> tuple[float, ...]:
-    """Exact distribution of health levels dealt by ``plan`` (index = levels)."""
-    return plan_odds(plan, defender, rules, defense)
+@contextmanager
+def _exchange_errors(attacker_file: str) -> Iterator[None]:
+    """An exchange the rules refuse, worded by the option at fault."""
+    try:
+        yield
+    except ExchangeError as exc:
+        if exc.argument == "weapon":
+            _fail(f"{attacker_file}: weapons: {exc.reason}")
+        text = f"--{exc.argument}: {exc.reason}" if exc.argument else exc.reason
+        if exc.others:
+            options = " or ".join(f"--{o}" for o in (*exc.others, exc.argument or ""))
+            text += f" (pick another {options})"
+        _fail(text)
 
 
 @main.command("attack")
@@ -217,68 +172,29 @@ def attack_cmd(
     rules_name: str,
 ) -> None:
     """Resolve one attack through the whole chain: attack, defense, damage, soak."""
-    with user_errors():
+    with user_errors(), _exchange_errors(attacker_file):
         rules = load_rules(rules_name)
         scripted = _parse_attack_faces(faces)
         tables = load_tables()
         a_stats = load_stat_block(attacker_file, tables)
         d_stats = load_stat_block(defender_file, tables)
-        attacker = Combatant.create(0, a_stats, 0, tables)
-        _wield(attacker, weapon, attacker_file)
-        man = maneuver or _default_maneuver(attacker)
-        if distance is None:
-            distance = 1.0 if man in CLOSE_MANEUVERS else 10.0
-        defender = Combatant.create(1, d_stats, 1, tables, float(distance))
-        plan = _plan(attacker, defender, man, float(distance), rules)
         kind = DefenseKind(defense)
-        _check_defense(defender, plan, kind)
-
-        odds = attack_levels_odds(plan, defender, kind, rules) if show_odds else None
-        sources = {k: ScriptedDice(v, f"--faces {k}") for k, v in scripted.items()}
-        rng = _rng_dice(seed)
-
-        def dice_for(label: str) -> DiceSource:
-            return sources.get("defense" if label in ("dodge", "block", "parry") else label, rng)
-
-        log = EventLog([_header(attacker, defender, rules)])
-        log.emit(
-            {
-                "e": EventKind.ATTACK,
-                "who": 0,
-                "target": 1,
-                "maneuver": plan.maneuver,
-                "weapon": plan.weapon.name,
-            }
-        )
-        if kind is not DefenseKind.NONE:
-            log.emit({"e": EventKind.DEFENSE, "who": 1, "kind": kind.value, "against": 0})
-        if plan.maneuver == "spray":  # RNG-6: a lone target gets half; dodging is +1
-            atk = roll_attack(plan, attacker, rules, dice_for, log)
-            out = resolve_attack(
-                plan, attacker, defender, kind, 0, BASE_DIFFICULTY + 1, rules, dice_for, log,
-                1, attack_roll=atk, successes=atk.successes // 2, spray=True,
-            )
-        else:
-            out = resolve_attack(
-                plan, attacker, defender, kind, 0, BASE_DIFFICULTY, rules, dice_for, log, 1
-            )
-        unused = []
-        for key, src in sources.items():
-            given = len(scripted[key])
-            if src.remaining == given and given:
-                unused.append(key)  # that roll never happened (a miss, or no dice to soak)
-            elif src.remaining:
-                raise DiceError(
-                    f"--faces {key}: {plural(src.remaining, 'face')} left over: "
-                    f"the roll used {given - src.remaining}"
-                )
+        dice = _FacesDice(scripted, _rng_dice(seed))
+        result = resolve_exchange(a_stats, d_stats, maneuver=maneuver, weapon=weapon,
+                                  distance=distance, defense=kind, rules=rules, tables=tables,
+                                  dice_for=dice)
+        unused = dice.unused()
+        odds = exchange_odds(a_stats, d_stats, maneuver=maneuver, weapon=weapon,
+                             distance=distance, defense=kind, rules=rules,
+                             tables=tables) if show_odds else None
+    out = result.outcome
     if as_json:
         data: dict[str, Any] = {
-            "attacker": attacker.name,
-            "defender": defender.name,
-            "maneuver": plan.maneuver,
-            "weapon": plan.weapon.name,
-            "distance": distance,
+            "attacker": result.attacker.name,
+            "defender": result.defender.name,
+            "maneuver": result.plan.maneuver,
+            "weapon": result.plan.weapon.name,
+            "distance": result.distance,
             "attack": _roll_json(out.attack),
             "defense": _roll_json(out.defense),
             "damage": _roll_json(out.damage),
@@ -287,32 +203,20 @@ def attack_cmd(
             "damage_type": out.damage_type.value,
             "health_levels": out.levels,
             "stunned": out.stunned,
-            "defender_health": _health_json(defender),
-            "attacker_health": _health_json(attacker),
+            "defender_health": _health_json(result.defender),
+            "attacker_health": _health_json(result.attacker),
         }
         if odds is not None:
             data["odds"] = {str(k): p for k, p in enumerate(odds)}
         click.echo(_dump(data))
         return
-    for line in narrate(log.events):
+    for line in narrate(result.events):
         click.echo(line)
     for key in unused:
         click.echo(f"(No {key} roll was made: its --faces were not used.)")
     if odds is not None:
         mean = sum(k * p for k, p in enumerate(odds))
         click.echo(f"Odds of health levels dealt (mean {mean:.3f}): {_odds_summary(odds)}")
-
-
-def _header(attacker: Combatant, defender: Combatant, rules: RuleSet) -> dict[str, Any]:
-    """A battle header naming the two sides, so the attack narrates like a battle."""
-    return {
-        "e": EventKind.BATTLE,
-        "rules": rules.model_dump(),
-        "combatants": [
-            {"id": c.id, "side": c.side, "x": c.x, "y": c.y, "sheet": sheet_of(c.stats)}
-            for c in (attacker, defender)
-        ],
-    }
 
 
 # --- fight and replay -----------------------------------------------------------
