@@ -23,7 +23,7 @@ from vtm_sim.attack import (
 )
 from vtm_sim.choices import DefenseKind
 from vtm_sim.combatant import Combatant
-from vtm_sim.odds import attack_odds
+from vtm_sim.odds import attack_odds, hit_chance
 from vtm_sim.rules import RuleSet
 from vtm_sim.state import SPRAY_DODGE
 from vtm_sim.tables import DamageType
@@ -36,8 +36,15 @@ def plan_odds(
     defense: DefenseKind = DefenseKind.NONE,
     *,
     defense_penalty: int = 0,
+    defense_extra: int = 0,
+    willpower: bool = False,
 ) -> tuple[float, ...]:
-    """Distribution of health levels ``plan`` deals to ``defender`` (index = levels)."""
+    """Distribution of health levels ``plan`` deals to ``defender`` (index = levels).
+
+    ``defense_extra``: difficulty the battle adds to the defense (ATK-8 several
+    opponents, CPX-1 blind, ...); ``willpower``: the attack spends a Willpower
+    point (DICE-8).
+    """
     spray = plan.maneuver == "spray"
     d_pool, d_spec = 0, None
     if defense is not DefenseKind.NONE:
@@ -49,8 +56,9 @@ def plan_odds(
         attack_pool=plan.pool,
         attack_difficulty=plan.difficulty,
         attack_specialty=rules.specialty if plan.specialty else None,
+        attack_willpower=willpower,
         defense_pool=d_pool,
-        defense_difficulty=BASE_DIFFICULTY + (SPRAY_DODGE if spray else 0),
+        defense_difficulty=BASE_DIFFICULTY + defense_extra + (SPRAY_DODGE if spray else 0),
         defense_specialty=d_spec,
         damage_base=plan.damage_base,
         extra_successes_add=plan.extra_successes_add,
@@ -59,6 +67,33 @@ def plan_odds(
         auto_hit=plan.auto_hit,
         damage_auto=plan.damage_auto,
         lone_spray=spray,
+    )
+
+
+def plan_hit_chance(
+    plan: AttackPlan,
+    defender: Combatant,
+    rules: RuleSet,
+    defense: DefenseKind = DefenseKind.NONE,
+    *,
+    defense_penalty: int = 0,
+    defense_extra: int = 0,
+    willpower: bool = False,
+) -> float:
+    """P(``plan``'s net successes beat ``defender``'s ``defense``): the chance to hit
+    (arguments as :func:`plan_odds`)."""
+    spray = plan.maneuver == "spray"
+    d_pool, d_spec = 0, None
+    if defense is not DefenseKind.NONE:
+        d_pool = defense_pool(defender, defense, defense_penalty)
+        if defender.stats.has_specialty(DEFENSE_ABILITY[defense]):
+            d_spec = rules.specialty
+    return hit_chance(
+        attack_pool=plan.pool, attack_difficulty=plan.difficulty,
+        attack_specialty=rules.specialty if plan.specialty else None,
+        attack_willpower=willpower, defense_pool=d_pool,
+        defense_difficulty=BASE_DIFFICULTY + defense_extra + (SPRAY_DODGE if spray else 0),
+        defense_specialty=d_spec, auto_hit=plan.auto_hit, lone_spray=spray,
     )
 
 

@@ -336,3 +336,37 @@ def attack_odds(
         max(0, damage_auto),
         lone_spray,
     )
+
+
+def hit_chance(
+    *,
+    attack_pool: int,
+    attack_difficulty: int,
+    attack_specialty: SpecialtyRule | None = None,
+    attack_willpower: bool = False,
+    defense_pool: int = 0,
+    defense_difficulty: int = 6,
+    defense_specialty: SpecialtyRule | None = None,
+    auto_hit: bool = False,
+    lone_spray: bool = False,
+) -> float:
+    """P(the attack's net successes beat the defense: A - D >= 1), as in :func:`attack_odds`.
+
+    This is the chance "to hit"; the chance to deal at least one health level
+    is ``1 - attack_odds(...)[0]``, lower by the soak.
+    """
+    if auto_hit:
+        return 1.0
+    a = roll_odds(max(attack_pool, 0), clamp_difficulty(attack_difficulty),
+                  specialty=attack_specialty, willpower=attack_willpower).distribution
+    if lone_spray:  # RNG-6: a lone target in the area gets half the successes
+        halved = [0.0] * (len(a) // 2 + 1)
+        for k, p in enumerate(a):
+            halved[k // 2] += p
+        a = tuple(halved)
+    if defense_pool <= 0:
+        return math.fsum(a[1:])
+    d = roll_odds(defense_pool, clamp_difficulty(defense_difficulty),
+                  specialty=defense_specialty).distribution
+    net, lo = _net_distribution(a, d)
+    return math.fsum(net[max(1 - lo, 0):].tolist())

@@ -1,0 +1,430 @@
+"""What should this NPC do now: every legal option ranked, with exact odds and win chance.
+
+:func:`advise` takes a battle (a scenario's start or a state file's fight as
+it stands), plays the others' decisions until the NPC is asked, then judges
+each legal option two ways:
+
+- **exact odds of the exchange**, where one attack decides it: the option is
+  taken in a fork of the battle whose dice stop the fork at its first roll,
+  so the attack's real plan (after closing in), the defense the target's
+  policy really picks, its multiple-action penalty and the defense's
+  difficulty are read off the fork, then fed to :mod:`vtm_sim.odds`. A
+  defense that needs an abort roll (DEF-3) mixes the odds with and without
+  it by the roll's chance. ``p_hit`` is the chance the attack's net
+  successes beat the defense; ``p_damage`` of at least one health level;
+  ``p_incapacitate`` of taking the target to Incapacitated or beyond;
+- **the chance to win from here**, by seeded rollouts from forks with the
+  chosen policy playing every side on (common dice seeds across options), with
+  a 95% Wilson interval; more rollouts go to the options still in contention
+  until the best is separated or the budget is spent.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from vtm_sim.attack import AttackPlan, maneuver_weapon
+from vtm_sim.battle import Battle
+from vtm_sim.choices import (
+    AbortMethod,
+    Action,
+    ActionKind,
+    BloodSpend,
+    BloodUse,
+    Choice,
+    Decision,
+    DecisionKind,
+    Declaration,
+    Defense,
+    DefenseKind,
+)
+from vtm_sim.combatant import Combatant
+from vtm_sim.errors import ConfigError
+from vtm_sim.flow import Routine
+from vtm_sim.forecast import expected, plan_hit_chance, plan_odds
+from vtm_sim.odds import roll_odds
+from vtm_sim.planner import OptionValue, rollout
+from vtm_sim.simulate import Policy
+from vtm_sim.standing import labels
+
+MAX_SETUP_DECISIONS = 500  # decisions played by others before the NPC is asked
+
+
+@dataclass(frozen=True, slots=True)
+class Exchange:
+    """Exact odds of one attack option against the defense really used."""
+
+    p_hit: float
+    p_damage: float
+    expected_levels: float
+    p_incapacitate: float
+    defense: DefenseKind
+    plan: AttackPlan
+    target: int
+
+
+@dataclass(frozen=True, slots=True)
+class OptionAdvice:
+    choice: Choice
+    action: str  # the option in plain words
+    exchange: Exchange | None
+    value: OptionValue
+    reason: str
+
+    def to_json(self) -> dict[str, Any]:
+        ex = self.exchange
+        lo, hi = self.value.ci95
+        return {
+            "action": self.action,
+            "choice": self.choice.to_json(),
+            "p_hit": None if ex is None else round(ex.p_hit, 4),
+            "p_damage": None if ex is None else round(ex.p_damage, 4),
+            "expected_levels": None if ex is None else round(ex.expected_levels, 3),
+            "p_incapacitate": None if ex is None else round(ex.p_incapacitate, 4),
+            "defense": None if ex is None else ex.defense.value,
+            "p_win": round(self.value.p_win, 4),
+            "p_win_ci95": [round(lo, 4), round(hi, 4)],
+            "rollouts": self.value.rollouts,
+            "reason": self.reason,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Advice:
+    npc: str
+    decision: DecisionKind
+    turn: int
+    options: tuple[OptionAdvice, ...]  # best first
+    rollouts: int  # in all
+    seed: int
+    policy: str
+    situation: tuple[str, ...] = field(default=())
+
+    @property
+    def recommended(self) -> OptionAdvice:
+        return self.options[0]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "npc": self.npc,
+            "decision": self.decision.value,
+            "turn": self.turn,
+            "recommended": self.recommended.to_json(),
+            "options": [o.to_json() for o in self.options],
+            "rollouts": self.rollouts,
+            "seed": self.seed,
+            "policy": self.policy,
+            "situation": list(self.situation),
+        }
+
+
+def find_combatant(battle: Battle, name: str, where: str = "--npc") -> int:
+    """A combatant by name (``Name#2`` where names repeat); ConfigError otherwise."""
+    names = [c.name for c in battle.combatants]
+    written = labels(names)
+    text = name.strip()
+    if text in written:
+        return written.index(text)
+    if text in names:
+        shared = [lb for n, lb in zip(names, written, strict=True) if n == text]
+        raise ConfigError(f"{where}: {text!r} is ambiguous (expected one of {', '.join(shared)})")
+    lowered = [w.lower() for w in written]
+    if text.lower() in lowered:
+        return lowered.index(text.lower())
+    raise ConfigError(f"{where}: no combatant {text!r} (expected one of {', '.join(written)})")
+
+
+def reach_npc(battle: Battle, npc: int, policies: Sequence[Policy],
+              kind: DecisionKind | None = None) -> None:
+    """Play on until ``npc`` is asked (a decision of ``kind``, when given; its own
+    other decisions are then made by its policy), or the fight ends."""
+    for _ in range(MAX_SETUP_DECISIONS):
+        d = battle.pending
+        if d is None or (d.actor == npc and (kind is None or d.kind is kind)):
+            return
+        battle.choose(policies[d.actor].choose(battle, d))
+
+
+class _Halt(Exception):
+    """Raised by :class:`_HaltDice`: the fork reached its first roll."""
+
+
+class _HaltDice:
+    """Dice that stop a fork at its first roll (after ``free`` rolls of all tens)."""
+
+    def __init__(self) -> None:
+        self.free = 0
+
+    def faces(self, n: int) -> list[int]:
+        if self.free <= 0:
+            raise _Halt
+        self.free -= 1
+        return [10] * n
+
+
+def exchange_of(battle: Battle, choice: Action, policies: Sequence[Policy]) -> Exchange | None:
+    """Exact odds of an ATTACK option, read off a fork stopped at its first roll."""
+    if choice.kind is not ActionKind.ATTACK or choice.target is None:
+        return None
+    dice = _HaltDice()
+    fork = battle.clone(dice=dice)
+    abort_p = 1.0
+    try:
+        fork.choose(choice)
+        d = fork.pending
+        if d is not None and d.kind is DecisionKind.DEFEND:
+            guard = policies[d.actor].choose(fork, d)
+            assert isinstance(guard, Defense)
+            if guard.abort is AbortMethod.ROLL:
+                me = fork.combatants[d.actor]
+                dist = roll_odds(me.stats.willpower, fork.rules.abort_difficulty).distribution
+                abort_p = math.fsum(dist[1:])
+                dice.free = 1  # the abort roll succeeds in the fork; its chance mixes below
+            fork.choose(guard)
+    except _Halt:
+        pass
+    if not fork.stack or fork.stack[-1].routine is not Routine.ATTACK:
+        return None  # the attack failed before any roll (out of reach, ...)
+    frame = fork.stack[-1]
+    plan = frame.plan
+    if plan is None or (plan.maneuver == "spray" and len(frame.ids) != 1):
+        return None  # a spray over several targets shares one roll: no single exchange
+    t = fork.combatants[choice.target]
+    kind, pen = frame.defenses[0] if frame.defenses else (DefenseKind.NONE, 0)
+    extra = fork.opponents_modifier(t) + fork.physical_difficulty(t)
+    wp = frame.wp
+    with_d = plan_odds(plan, t, fork.rules, kind, defense_penalty=pen, defense_extra=extra,
+                       willpower=wp)
+    hit = plan_hit_chance(plan, t, fork.rules, kind, defense_penalty=pen, defense_extra=extra,
+                          willpower=wp)
+    if abort_p < 1.0:
+        bare = plan_odds(plan, t, fork.rules, willpower=wp)
+        size = max(len(bare), len(with_d))
+        with_d = tuple(abort_p * _at(with_d, k) + (1 - abort_p) * _at(bare, k)
+                       for k in range(size))
+        hit = abort_p * hit + (1 - abort_p) * plan_hit_chance(plan, t, fork.rules, willpower=wp)
+    left = t.health.size - t.health.filled  # boxes left before Incapacitated
+    levels = 0.0 if plan.no_damage else expected(with_d)
+    p_damage = 0.0 if plan.no_damage else 1.0 - with_d[0]
+    p_inc = 0.0 if plan.no_damage else math.fsum(with_d[left:]) if left < len(with_d) else 0.0
+    return Exchange(hit, p_damage, levels, p_inc, kind, plan, t.id)
+
+
+def _at(dist: Sequence[float], k: int) -> float:
+    return dist[k] if k < len(dist) else 0.0
+
+
+def advise(
+    battle: Battle,
+    npc: int,
+    *,
+    playout: Callable[[int], Policy],
+    policy_name: str,
+    rollouts: int = 500,
+    seed: int = 0,
+    budget_factor: float = 3.0,
+    kind: DecisionKind | None = None,
+) -> Advice:
+    """Rank every legal option of ``npc``'s next decision (of ``kind``, when given),
+    leaving ``battle`` as it is."""
+    b = battle.clone()
+    others = [playout(c.id) for c in b.combatants]
+    reach_npc(b, npc, others, kind)
+    d = b.pending
+    me = b.combatants[npc]
+    if d is None or d.actor != npc:
+        why = "the fight is over" if d is None else "it is not asked to decide"
+        raise ConfigError(f"--npc: {me.name} has no decision to make ({why})")
+    options = list(d.options)
+    exchanges = [exchange_of(b, o, others) if isinstance(o, Action) else None for o in options]
+    values = _win_chances(b, d, options, playout, rollouts, seed, budget_factor)
+    rows = [
+        OptionAdvice(o, describe(b, npc, o), ex, v, "")
+        for o, ex, v in zip(options, exchanges, values, strict=True)
+    ]
+    rows.sort(key=lambda r: (-r.value.p_win, -(r.exchange.expected_levels if r.exchange
+                                               else 0.0), options.index(r.choice)))
+    best = rows[0]
+    rows = [OptionAdvice(r.choice, r.action, r.exchange, r.value,
+                         reason(b, me, r, best, i == 0)) for i, r in enumerate(rows)]
+    names = labels([c.name for c in b.combatants])
+    return Advice(names[npc], d.kind, b.turn, tuple(rows), sum(v.rollouts for v in values),
+                  seed, policy_name, tuple(situation_lines(b, npc)))
+
+
+def _win_chances(battle: Battle, d: Decision, options: list[Choice],
+                 playout: Callable[[int], Policy], n: int, seed: int,
+                 budget_factor: float) -> list[OptionValue]:
+    """Rollouts for every option, then more for those the best is not yet clear of."""
+    side = battle.combatants[d.actor].side
+    seeds = np.random.default_rng(seed).integers(0, 2**63 - 1, size=int(n * budget_factor) + 1)
+    wins = [0.0] * len(options)
+    runs = [0] * len(options)
+    budget = int(n * budget_factor) * len(options)
+    spent = 0
+
+    def run(i: int, k: int) -> None:
+        nonlocal spent
+        for _ in range(k):
+            if runs[i] >= seeds.size:
+                return
+            wins[i] += rollout(battle, options[i], side, int(seeds[runs[i]]), playout)
+            runs[i] += 1
+            spent += 1
+
+    for i in range(len(options)):
+        run(i, n)
+    while spent < budget and len(options) > 1:
+        vals = [OptionValue(o, runs[i], wins[i]) for i, o in enumerate(options)]
+        best = max(range(len(options)), key=lambda i: (vals[i].p_win, -i))
+        lo = vals[best].ci95[0]
+        close = [i for i in range(len(options)) if i != best and vals[i].ci95[1] >= lo]
+        if not close:
+            break
+        before = spent
+        for i in [best, *close]:
+            run(i, max(1, n // 2))
+        if spent == before:
+            break
+    return [OptionValue(o, runs[i], wins[i]) for i, o in enumerate(options)]
+
+
+# --- plain words -------------------------------------------------------------------
+
+MANEUVER_WORDS = {
+    "punch": "Punch", "kick": "Kick", "weapon_strike": "Strike", "sweep": "Sweep",
+    "tackle": "Tackle", "clinch": "Clinch", "hold": "Grab and hold", "bite": "Bite",
+    "kiss": "Feed on", "disarm": "Disarm", "claws": "Claw", "single_shot": "Shoot",
+    "burst": "Fire a burst at", "full_auto": "Fire full auto at", "spray": "Spray fire at",
+    "thrown": "Throw at",
+}
+
+
+def describe(battle: Battle, actor: int, choice: Choice) -> str:
+    """One option in the words a Storyteller would use."""
+    cs = battle.combatants
+    me = cs[actor]
+
+    def name(i: int | None) -> str:
+        return "nobody" if i is None else labels([c.name for c in cs])[i]
+
+    if isinstance(choice, BloodSpend):
+        if choice.use is BloodUse.NONE or choice.points == 0:
+            return "Spend no blood"
+        what = "to heal" if choice.use is BloodUse.HEAL else f"on {choice.use.value}"
+        return f"Spend {choice.points} blood {what}"
+    if isinstance(choice, Declaration):
+        if choice.full_defense:
+            return "Full defense (dodge, block or parry everything this turn)"
+        bits = [f"Declare {choice.actions} action{'s' if choice.actions > 1 else ''}"]
+        if choice.celerity:
+            bits.append(f"+{choice.celerity} with Celerity")
+        if choice.willpower:
+            bits.append("spend Willpower for a sure success")
+        return ", ".join(bits)
+    if isinstance(choice, Defense):
+        if choice.kind is DefenseKind.NONE:
+            return "Take the blow (no defense)"
+        word = str(choice.kind.value).capitalize()
+        if choice.abort is AbortMethod.ROLL:
+            return f"{word}, abandoning the declared action (Willpower roll)"
+        if choice.abort is AbortMethod.WILLPOWER:
+            return f"{word}, abandoning the declared action (spend 1 Willpower)"
+        return word
+    k = choice.kind
+    if k is ActionKind.ATTACK and choice.maneuver is not None:
+        weapon = _weapon_word(me, choice)
+        text = f"{MANEUVER_WORDS.get(choice.maneuver, choice.maneuver)} {name(choice.target)}"
+        if weapon:
+            text += f" {weapon}"
+        if choice.called is not None:
+            text += f" (called shot, {choice.called.value} target)"
+        return text
+    simple = {
+        ActionKind.RELOAD: "Reload", ActionKind.CLEAR: "Clear the jammed weapon",
+        ActionKind.GET_UP: "Get up", ActionKind.DROP_PRONE: "Drop prone",
+        ActionKind.BREAK_FREE: "Break free", ActionKind.RELEASE: "Let go",
+        ActionKind.FEED: "Keep drinking", ActionKind.DELAY: "Hold the action (delay)",
+        ActionKind.WAIT: "Wait for the others", ActionKind.PASS: "Do nothing",
+    }
+    if k in simple:
+        return simple[k]
+    if k is ActionKind.MOVE:
+        return f"Move {'away from' if choice.away else 'toward'} {name(choice.target)}"
+    if k is ActionKind.TAKE_COVER:
+        left = max(0.0, battle.run_allowance(me) - me.moved)
+        zone = battle.field.nearest_cover(me.x, me.y, left)
+        return f"Take cover ({zone.name})" if zone is not None else "Take cover"
+    if k is ActionKind.AIM:
+        return f"Aim at {name(choice.target)}"
+    if k is ActionKind.DRAW:
+        w = choice.weapon
+        return "Put the weapon away" if w is None or w < 0 else (
+            f"Draw the {me.stats.weapons[w].name.replace('_', ' ')}")
+    if k is ActionKind.CRUSH:
+        return f"Crush {name(choice.target)} in the clinch"
+    return str(k.value)
+
+
+def _weapon_word(me: Combatant, a: Action) -> str:
+    """``with the knife``: the weapon in hand, when the maneuver uses it."""
+    idx = me.offhand if a.offhand else me.wielding
+    if idx < 0 or me.lost[idx] or a.maneuver is None:
+        return ""
+    w = maneuver_weapon(me, a.maneuver, None, a.offhand)
+    if w is None or w is not me.stats.weapons[idx]:
+        return ""
+    return f"with the {w.name.replace('_', ' ')}" + (" (off hand)" if a.offhand else "")
+
+
+def reason(battle: Battle, me: Combatant, row: OptionAdvice, best: OptionAdvice,
+           is_best: bool) -> str:
+    """One line to say at the table."""
+    ex = row.exchange
+    v = row.value
+    parts: list[str] = [row.action]
+    if ex is not None:
+        t = battle.combatants[ex.target]
+        defense = "" if ex.defense is DefenseKind.NONE else f" against a {ex.defense.value}"
+        parts.append(f"{ex.p_hit:.0%} to hit{defense}, {ex.p_damage:.0%} to wound, "
+                     f"{ex.expected_levels:.1f} levels on average")
+        if ex.p_incapacitate >= 0.005:
+            parts.append(f"{ex.p_incapacitate:.0%} to take {t.name} down")
+        cover = battle.cover_of(me, t)
+        if cover.value > 0 and not ex.plan.close:
+            parts.append(f"and staying in cover makes {t.name}'s shots {cover.value} harder")
+    lo, hi = v.ci95
+    tail = f"wins {v.p_win:.0%} of simulated fights ({lo:.0%}-{hi:.0%})"
+    if not is_best:
+        gap = best.value.p_win - v.p_win
+        tail += f", {gap:.0%} worse than the best" if gap >= 0.005 else ", as good as the best"
+    return parts[0] + ": " + "; ".join([*parts[1:], tail]) + "."
+
+
+def situation_lines(battle: Battle, npc: int) -> list[str]:
+    """Where everyone stands, as the NPC sees it."""
+    cs = battle.combatants
+    names = labels([c.name for c in cs])
+    me = cs[npc]
+    out = []
+    for c, n in zip(cs, names, strict=True):
+        who = "you" if c.id == npc else ("ally" if c.side == me.side else "enemy")
+        bits = [f"{n} ({who}): {c.health.level_name}"]
+        if c.id != npc:
+            bits.append(f"{me.distance(c):.0f} yards away")
+        if battle.field.cover_at(c.x, c.y) is not None:
+            bits.append("in cover")
+        if c.prone:
+            bits.append("prone")
+        if c.stats.blood_pool:
+            bits.append(f"{c.blood} blood")
+        bits.append(f"{c.willpower} Willpower")
+        if not c.active:
+            bits.append(c.health.status.value)
+        out.append(", ".join(bits))
+    return out
