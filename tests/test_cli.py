@@ -89,7 +89,7 @@ def test_DICE_5_specialty_explodes_with_extra_faces() -> None:
     # without POOL the pool is worked out from the faces: 10 3 is one die and its extra die
     data = run_json("roll", "--faces", "10,3", "--specialty")
     assert data["pool"] == 1 and data["successes"] == 1
-    assert "needs 1 more" in user_error("roll", "2", "--faces", "10,6", "--specialty")
+    assert "1 more face needed" in user_error("roll", "2", "--faces", "10,6", "--specialty")
     assert "exploding 10" in user_error("roll", "--faces", "6,10", "--specialty")
 
 
@@ -150,7 +150,10 @@ def test_roll_odds_sum_to_one_and_match_the_library(extra: list[str]) -> None:
 @pytest.mark.parametrize(
     ("args", "needle"),
     [
-        (["roll", "5", "--faces", "1,2"], "needs 5 more dice"),
+        (["roll", "5", "--faces", "1,2"], "3 more faces needed (5 dice to roll, 2 faces left)"),
+        (["roll", "2", "--faces", "9"], "1 more face needed (2 dice to roll, 1 face left)"),
+        (["roll", "2", "-d", "6", "--specialty", "--faces", "10,3"],
+         "after a 10 exploded with the specialty"),
         (["roll", "3", "--faces", "1,2,3,4"], "4 faces given"),
         (["roll", "--faces", "1,11"], "face 11"),
         (["roll", "--faces", "1,x"], "comma-separated"),
@@ -396,7 +399,7 @@ def test_attack_readable_summary() -> None:
         (["--attacker", THUG, "--defender", ELDER, "--maneuver", "moonwalk"], ["unknown maneuver"]),
         (
             ["--attacker", KNIFE, "--defender", BRAWLER, "--faces", "attack=9,9"],
-            ["--faces attack", "needs"],
+            ["--faces attack", "more faces needed"],
         ),
         (
             ["--attacker", KNIFE, "--defender", BRAWLER, "--faces", "attack=9,9,9,9,9,9,9"],
@@ -553,14 +556,22 @@ TAMPERS: dict[str, Callable[[list[str]], list[str]]] = {
 }
 
 
+# not a battle log at all: bad input (exit 2); the rest do not reproduce (exit 1)
+MALFORMED = {"not_json", "no_header", "empty"}
+
+
 @pytest.mark.parametrize("how", sorted(TAMPERS))
 def test_tampered_log_fails_replay_with_exit_1(tmp_path: Path, how: str) -> None:
     log = tmp_path / "battle.jsonl"
     run("fight", BRAWLER, KNIFE, "--seed", "3", "--log", str(log))
     lines = log.read_text(encoding="utf-8").splitlines()
     log.write_text("".join(x + "\n" for x in TAMPERS[how](lines)), encoding="utf-8")
-    line = user_error("replay", str(log), code=1)
-    assert "replay failed" in line and str(log) in line
+    if how in MALFORMED:
+        line = user_error("replay", str(log), code=2)
+        assert "not a battle log" in line and str(log) in line
+    else:
+        line = user_error("replay", str(log), code=1)
+        assert "replay failed" in line and str(log) in line
 
 
 def test_replay_of_a_missing_file_is_bad_input(tmp_path: Path) -> None:

@@ -298,7 +298,7 @@ def test_DICE_9_scripted_dice_are_used_in_order_and_checked() -> None:
     d = ScriptedDice([3, 10, 1])
     assert d.faces(2) == [3, 10]
     assert d.remaining == 1
-    with pytest.raises(DiceError, match="needs 2 more dice"):
+    with pytest.raises(DiceError, match="1 more face needed"):
         d.faces(2)
     with pytest.raises(DiceError, match="not a d10 face"):
         ScriptedDice([4, 11])

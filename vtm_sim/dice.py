@@ -154,7 +154,11 @@ class ScriptedDice:
     def faces(self, n: int) -> list[int]:
         if self._i + n > len(self._faces):
             have = len(self._faces) - self._i
-            raise DiceError(f"{self.label}: needs {n} more dice, only {have} faces left")
+            missing = n - have
+            raise DiceError(
+                f"{self.label}: {missing} more {_faces_word(missing)} needed "
+                f"({n} {'die' if n == 1 else 'dice'} to roll, {have} {_faces_word(have)} left)"
+            )
         out = self._faces[self._i : self._i + n]
         self._i += n
         return out
@@ -280,7 +284,12 @@ def roll(
     if specialty is SpecialtyRule.EXPLODE:
         extra = faces.count(10)
         while extra:
-            more = dice.faces(extra)
+            try:
+                more = dice.faces(extra)
+            except DiceError as exc:
+                tens = "a 10" if extra == 1 else f"{extra} tens"
+                raise DiceError(f"{exc}, after {tens} exploded with the specialty "
+                                "(DICE-5)") from None
             faces = faces + more
             extra = more.count(10)
     successes, botch = count(
@@ -289,6 +298,10 @@ def roll(
     return Roll(
         pool, diff, tuple(faces), successes, botch, willpower, specialty is not None, damage
     )
+
+
+def _faces_word(n: int) -> str:
+    return "face" if n == 1 else "faces"
 
 
 def dice_from_json(data: dict[str, Any]) -> RngDice | ScriptedDice:

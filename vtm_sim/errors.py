@@ -23,5 +23,9 @@ class ReplayError(VtmSimError, ValueError):
     """A log does not replay to the state it records."""
 
 
+class LogFormatError(ReplayError):
+    """A log file that is not a battle log at all (bad input, not a failed replay)."""
+
+
 class StateError(ConfigError):
     """A saved battle state is malformed or does not fit the rules it names."""

@@ -7,7 +7,13 @@ from typing import Any
 from vtm_sim.battle import Battle, Fighter, field_from_json
 from vtm_sim.choices import DecisionKind, choice_from_json
 from vtm_sim.dice import ScriptedDice
-from vtm_sim.errors import ConfigError, IllegalActionError, ReplayError, StateError
+from vtm_sim.errors import (
+    ConfigError,
+    IllegalActionError,
+    LogFormatError,
+    ReplayError,
+    StateError,
+)
 from vtm_sim.events import Event, EventKind, EventLog, dumps
 from vtm_sim.rules import RuleSet
 from vtm_sim.stats import StatBlockSpec, build_stat_block
@@ -39,7 +45,7 @@ def replay(log: EventLog) -> Battle:
 def _replay(log: EventLog) -> Battle:
     events = log.events
     if not events or events[0].get("e") != EventKind.BATTLE:
-        raise ReplayError("log does not start with a 'battle' header event")
+        raise LogFormatError("log does not start with a 'battle' header event")
     header = events[0]
     if "state" in header:  # a log begun from a saved state (Battle.from_state)
         return _replay_from_state(log, header["state"])
@@ -47,7 +53,7 @@ def _replay(log: EventLog) -> Battle:
         rules = RuleSet.model_validate(header["rules"])
         fighters = fighters_from_header(header)
     except (KeyError, TypeError, ValueError, ConfigError) as exc:
-        raise ReplayError(f"bad battle header: {exc}") from None
+        raise LogFormatError(f"bad battle header: {exc}") from None
     faces, decisions = _dice_and_decisions(events)
     try:
         field = field_from_json(header["field"])
@@ -87,11 +93,11 @@ def _dice_and_decisions(events: list[Event]) -> tuple[list[int], list[Event]]:
 def _replay_from_state(log: EventLog, state: Any) -> Battle:
     faces, decisions = _dice_and_decisions(log.events)
     if not isinstance(state, dict):
-        raise ReplayError("bad battle header: 'state' is not an object")
+        raise LogFormatError("bad battle header: 'state' is not an object")
     try:
         battle = Battle.from_state(state, dice=ScriptedDice(faces, "log"))
     except StateError as exc:
-        raise ReplayError(f"bad battle header: {exc}") from None
+        raise LogFormatError(f"bad battle header: {exc}") from None
     _decide(battle, decisions)
     verify(log, battle.log)
     return battle

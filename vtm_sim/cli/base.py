@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
+import sys
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, NoReturn
 
@@ -105,7 +106,35 @@ def _odds_summary(dist: tuple[float, ...]) -> str:
     return ", ".join(parts)
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class OneLineErrors(click.Group):
+    """Click's usage errors in one line (``Error: ... (see --help)``), exit status 2.
+
+    Click prints three (Usage / Try / Error) for a bad option or value; a user's
+    mistake gets one line here, like every other bad input (STYLE 12).
+    """
+
+    def main(self, args: Sequence[str] | None = None, prog_name: str | None = None,
+             complete_var: str | None = None, standalone_mode: bool = True,
+             **extra: Any) -> Any:
+        if not standalone_mode:
+            return super().main(args, prog_name, complete_var, standalone_mode, **extra)
+        try:
+            rv = super().main(args, prog_name, complete_var, False, **extra)
+        except click.UsageError as exc:
+            ctx = exc.ctx
+            where = f" (see '{ctx.command_path} --help')" if ctx is not None else ""
+            click.echo(f"Error: {exc.format_message()}{where}", err=True)
+            sys.exit(exc.exit_code)
+        except click.ClickException as exc:
+            exc.show()
+            sys.exit(exc.exit_code)
+        except click.Abort:
+            click.echo("Aborted!", err=True)
+            sys.exit(1)
+        sys.exit(rv if isinstance(rv, int) else 0)
+
+
+@click.group(cls=OneLineErrors, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="vtm-sim")
 def main() -> None:
     """Vampire: The Masquerade (V20) combat simulator.

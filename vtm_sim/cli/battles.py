@@ -23,7 +23,7 @@ from vtm_sim.cli.base import (
     main,
     user_errors,
 )
-from vtm_sim.errors import ConfigError, VtmSimError
+from vtm_sim.errors import ConfigError, LogFormatError, VtmSimError
 from vtm_sim.events import EventLog
 from vtm_sim.narration import narrate, plural
 from vtm_sim.policy import NearestEnemyPolicy
@@ -133,6 +133,7 @@ def fight_cmd(
                 battle.turn_limit = turns
         elif b_file is None:
             assert a_file is not None
+            _not_a_stat_block(a_file)
             scenario = load_scenario(a_file)
             rules = load_rules(rules_name) if rules_name else scenario.rules
             battle = Battle(
@@ -179,6 +180,22 @@ def _is_state_file(path: str) -> bool:
     except (OSError, yaml.YAMLError, UnicodeDecodeError):
         return False
     return isinstance(data, dict) and ("format" in data or "scenario" in data)
+
+
+def _not_a_stat_block(path: str) -> None:
+    """One stat block alone is a common slip: say what fight takes."""
+    p = Path(path)
+    if p.suffix not in (".yaml", ".yml") or not p.is_file():
+        return
+    try:
+        data = yaml.safe_load(p.read_text(encoding="utf-8"))
+    except (OSError, yaml.YAMLError, UnicodeDecodeError):
+        return
+    if isinstance(data, dict) and "title" not in data and (
+        "attributes" in data or "kind" in data
+    ):
+        _fail(f"fight: {path} is a stat block; give two (A.yaml B.yaml), a scenario or a "
+              "state file")
 
 
 def _write(path: str, option: str, text: str) -> None:
@@ -360,10 +377,16 @@ def scenarios_cmd(as_json: bool) -> None:
 @main.command("replay")
 @click.argument("log_file", metavar="FILE", type=click.Path(exists=True, dir_okay=False))
 def replay_cmd(log_file: str) -> None:
-    """Replay a JSONL battle log and verify it event for event (exit 1 if it does not)."""
+    """Replay a JSONL battle log and verify it event for event (exit 1 if it does not;
+    2 if the file is not a battle log)."""
     try:
         log = EventLog.read(Path(log_file))
+    except VtmSimError as exc:
+        _fail(f"{log_file}: not a battle log: {exc}")
+    try:
         replay_log(log)
+    except LogFormatError as exc:
+        _fail(f"{log_file}: not a battle log: {exc}")
     except (VtmSimError, KeyError, IndexError, TypeError, ValueError, AttributeError) as exc:
         msg = str(exc) if isinstance(exc, VtmSimError) else f"{type(exc).__name__}: {exc}"
         raise ReplayFailed(f"{log_file}: replay failed: {msg}") from None

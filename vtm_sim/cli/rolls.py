@@ -167,9 +167,13 @@ def jump_cmd(sheet_file: str, running: bool, vertical: bool, faces: str | None, 
         tables = load_tables()
         c = Combatant.create(0, load_stat_block(sheet_file, tables), 0, tables)
         pool = jump_pool(c, running)
-        dice: DiceSource = (ScriptedDice(_parse_faces(faces, "--faces"), "--faces")
-                            if faces is not None else _rng_dice(seed))
+        scripted = (ScriptedDice(_parse_faces(faces, "--faces"), "--faces")
+                    if faces is not None else None)
+        dice: DiceSource = scripted if scripted is not None else _rng_dice(seed)
         r = roll(pool, JUMP_DIFFICULTY, dice)
+        if scripted is not None and scripted.remaining:
+            _fail(f"--faces: {plural(len(r.faces) + scripted.remaining, 'face')} given but "
+                  f"the jump roll of {plural(pool, 'die', 'dice')} used {len(r.faces)}")
         feet = jump_feet(r.successes, vertical=vertical)
     if as_json:
         click.echo(_dump({**(_roll_json(r) or {}), "feet": feet, "vertical": vertical,
@@ -192,7 +196,8 @@ def chase_lead(lead: float, vehicles: bool) -> int:
 @click.option("--vehicles", is_flag=True, help="A car chase: one success per 10 yards of lead.")
 @click.option("--turns", type=click.IntRange(1, 1000), default=10, show_default=True,
               metavar="N", help="Turns to play before the Storyteller calls it.")
-@click.option("--seed", type=int, default=0, metavar="N", help=SEED_HELP)
+@click.option("--seed", type=int, default=0, metavar="N",
+              help="Seed of the chase's dice (default 0).")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def pursuit_cmd(quarry_file: str, pursuer_file: str, lead: float, vehicles: bool, turns: int,
                 seed: int, as_json: bool) -> None:
