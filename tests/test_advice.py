@@ -231,3 +231,43 @@ def test_an_ambiguous_npc_name_says_which_to_use() -> None:
         find_combatant(b, shared)
     assert find_combatant(b, f"{shared}#2") == [i for i, n in enumerate(names)
                                                  if n == shared][1]
+
+
+# --- export-behaviors -------------------------------------------------------------
+
+
+def test_export_behaviors_prints_a_card_and_is_deterministic(tmp_path: Path) -> None:
+    args = ["export-behaviors", "gunfight", "--npc", "Detective Ortiz", "--battles", "30",
+            "--seed", "4"]
+    code, out = _cli(*args)
+    assert code == 0, out
+    assert out.startswith("# Detective Ortiz: tactic card")
+    assert "| when | does | how often | wins | levels dealt |" in out
+    assert _cli(*args) == (code, out)
+    target = tmp_path / "card.json"
+    code, msg = _cli(*args, "--format", "json", "--out", str(target))
+    assert code == 0 and "written to" in msg
+    card = json.loads(target.read_text(encoding="utf-8"))
+    assert card["npc"] == "Detective Ortiz" and card["battles"] == 30
+    assert card["rules"], card
+    total = sum(a["times"] for r in card["rules"] for a in r["actions"])
+    assert all(sum(a["times"] for a in r["actions"]) == r["seen"] for r in card["rules"])
+    assert total > 0
+    code, yml = _cli(*args, "--format", "yaml")
+    assert code == 0 and "rules:" in yml
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["export-behaviors", "duel", "--npc", "Nobody", "--policy", "nearest"], "Nobody"),
+        (["export-behaviors", "duel", "--npc", "Knife Fighter", "--policy", "smart"],
+         "'smart' is unknown"),
+        (["export-behaviors", "nowhere", "--npc", "X"], "unknown"),
+    ],
+)
+def test_export_behaviors_mistakes_are_one_line(args: list[str], message: str) -> None:
+    code, out = _cli(*args)
+    assert code == 2, out
+    lines = out.strip().splitlines()
+    assert len(lines) == 1 and message in lines[0], out

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from vtm_sim.errors import ConfigError
+from vtm_sim.planner import PlannerPolicy
 from vtm_sim.policy import NearestEnemyPolicy, RandomPolicy
 from vtm_sim.scenario import Scenario
 from vtm_sim.simulate import Policy, play
@@ -21,12 +22,16 @@ from vtm_sim.tactics import TacticianPolicy
 
 Z95 = 1.959964  # two-sided 95% normal quantile
 
+PLANNER_ROLLOUTS = 64  # the planner's rollouts a decision wherever it is named
+
 # A policy for one combatant (its id), with a generator of its own.
 PolicyMaker = Callable[[np.random.Generator, int], Policy]
 POLICIES: dict[str, PolicyMaker] = {
     "nearest": lambda _rng, _cid: NearestEnemyPolicy(),
     "tactician": lambda _rng, _cid: TacticianPolicy(),
     "random": lambda rng, _cid: RandomPolicy(rng),
+    # rollouts from clones (vtm_sim.planner), at a budget a tournament can afford
+    "planner": lambda rng, _cid: PlannerPolicy(PLANNER_ROLLOUTS, seed=int(rng.integers(2**31))),
 }
 
 

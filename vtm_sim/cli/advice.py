@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 
 import click
+import yaml
 
 from vtm_sim.advice import Advice, advise, find_combatant
 from vtm_sim.battle import Battle
 from vtm_sim.choices import DecisionKind
 from vtm_sim.cli.base import _dump, main, user_errors
+from vtm_sim.errors import ConfigError
 from vtm_sim.policy import NearestEnemyPolicy
 from vtm_sim.scenario import load_scenario
 from vtm_sim.simulate import Policy
@@ -95,3 +98,53 @@ def _lines(a: Advice) -> list[str]:
             f"{lo:.0%}-{hi:.0%}"
         )
     return out
+
+
+@main.command("export-behaviors")
+@click.argument("scenario_name", metavar="SCENARIO")
+@click.option("--npc", required=True, metavar="NAME", help="The combatant to describe.")
+@click.option("--policy", "policy_name", default="tactician", show_default=True,
+              metavar="NAME", help="How the NPC plays: nearest, tactician, planner, random, "
+              "brawler or model:PATH.")
+@click.option("--others", "others_name", default="nearest", show_default=True, metavar="NAME",
+              help="How everyone else plays.")
+@click.option("--battles", type=click.IntRange(1, 100000), default=200, show_default=True,
+              metavar="N", help="Simulated battles to learn from.")
+@click.option("--seed", type=int, default=0, metavar="N", help="First seed (default 0).")
+@click.option("--format", "fmt", type=click.Choice(["md", "json", "yaml"]), default="md",
+              show_default=True, help="Markdown to print, or JSON/YAML for tools.")
+@click.option("--out", "out_file", type=click.Path(dir_okay=False), default=None,
+              metavar="FILE", help="Write the card here instead of printing it.")
+def export_behaviors_cmd(scenario_name: str, npc: str, policy_name: str, others_name: str,
+                         battles: int, seed: int, fmt: str, out_file: str | None) -> None:
+    """A tactic card for one NPC, learned from simulated battles.
+
+    In the situations that matter (its wounds, the range, cover, ammunition,
+    the enemy's state) what it does, how often, and how well that worked.
+    """
+    from vtm_sim.behaviors import card_markdown, learn
+    from vtm_sim.cli.battles import _agent_makers, _write
+    from vtm_sim.tournament import POLICIES
+
+    with user_errors():
+        scenario = load_scenario(scenario_name)
+        makers = {**POLICIES, **_agent_makers([policy_name, others_name], scenario)}
+        for option, name in (("--policy", policy_name), ("--others", others_name)):
+            if name not in makers:
+                raise ConfigError(f"{option}: {name!r} is unknown (expected one of "
+                                  f"{', '.join(sorted(makers))} or model:PATH)")
+        who = find_combatant(scenario.battle(seed=seed), npc)
+        card = learn(scenario, who, makers[policy_name], policy_name=policy_name,
+                     others=makers[others_name], battles=battles, seed=seed,
+                     npc_label=npc)
+    if fmt == "md":
+        text = card_markdown(card)
+    elif fmt == "json":
+        text = json.dumps(card.to_json(), indent=1) + "\n"
+    else:
+        text = yaml.safe_dump(card.to_json(), sort_keys=False, allow_unicode=True)
+    if out_file is not None:
+        _write(out_file, "--out", text)
+        click.echo(f"Card for {card.npc} written to {out_file}.")
+        return
+    click.echo(text, nl=False)
