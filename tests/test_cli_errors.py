@@ -79,3 +79,18 @@ def test_replay_of_a_malformed_file_is_bad_input_but_a_changed_log_fails(
     log.write_text("".join(json.dumps(e) + "\n" for e in events), encoding="utf-8")
     code, lines = run("replay", str(log))
     assert code == 1 and "replay failed" in lines[-1]
+
+
+def test_attack_ask_prompts_for_each_roll_in_turn() -> None:
+    """--ask: the damage pool depends on the attack roll, so each is asked when it comes;
+    a wrong count is asked again."""
+    r = CliRunner().invoke(main, [
+        "attack", "--attacker", "configs/characters/knife_fighter.yaml",
+        "--defender", "configs/characters/brawler.yaml", "--defense", "dodge", "--ask",
+    ], input="9,9,6,2,5,3\n5,9,1\n5,9,1,4,6\n7,2,1,2,6,9\n")
+    assert r.exit_code == 0, r.output
+    assert "attack: roll 6 dice, faces" in r.output
+    assert "dodge: roll 5 dice, faces" in r.output
+    assert "2 more faces needed" in r.output  # the short answer, asked again
+    assert "damage: roll 6 dice, faces" in r.output  # 4 base + 2 net successes
+    assert "takes 3 levels of lethal damage" in r.output

@@ -24,7 +24,7 @@ from vtm_sim.cli.base import (
     main,
     user_errors,
 )
-from vtm_sim.dice import DiceSource, RngDice, ScriptedDice
+from vtm_sim.dice import DiceSource, ScriptedDice
 from vtm_sim.errors import DiceError
 from vtm_sim.exchange import ExchangeError, exchange_odds, resolve_exchange
 from vtm_sim.narration import narrate, plural
@@ -62,7 +62,7 @@ class _FacesDice:
     legal, so a bad face is reported only for an attack the rules allow.
     """
 
-    def __init__(self, scripted: dict[str, list[int]], rng: RngDice) -> None:
+    def __init__(self, scripted: dict[str, list[int]], rng: DiceSource) -> None:
         self.scripted = scripted
         self.rng = rng
         self.sources: dict[str, ScriptedDice] = {}
@@ -72,8 +72,14 @@ class _FacesDice:
         if not self.started:
             self.sources = {k: ScriptedDice(v, f"--faces {k}") for k, v in self.scripted.items()}
             self.started = True
-        return self.sources.get("defense" if label in ("dodge", "block", "parry") else label,
-                                self.rng)
+        key = "defense" if label in ("dodge", "block", "parry") else label
+        src = self.sources.get(key)
+        if src is not None:
+            return src
+        if isinstance(self.rng, _AskedDice):
+            self.rng.label = label
+        return self.rng
+
 
     def unused(self) -> list[str]:
         """Labels whose roll never happened (a miss, or no dice to soak).
@@ -92,6 +98,34 @@ class _FacesDice:
                     f"the roll used {given - src.remaining}"
                 )
         return out
+
+
+class _AskedDice:
+    """Faces typed at a prompt, one roll at a time (``attack --ask``): the next
+    pool is known only once the roll before it is in (damage follows the attack)."""
+
+    def __init__(self) -> None:
+        self.label = "roll"
+        self.asked: dict[str, int] = {}
+
+    def faces(self, n: int) -> list[int]:
+        again = self.asked.get(self.label, 0)
+        self.asked[self.label] = again + 1
+        more = " more" if again else ""
+        why = " (a 10 exploded with the specialty)" if again else ""
+        word = "die" if n == 1 else "dice"
+        while True:
+            text = click.prompt(f"{self.label}: roll {n}{more} {word}{why}, faces", type=str,
+                                err=True)
+            try:
+                got = ScriptedDice(_parse_faces(text, self.label), self.label).faces(n)
+            except (DiceError, click.ClickException) as exc:
+                click.echo(f"  {exc}", err=True)
+                continue
+            if len(text.split(",")) != n:
+                click.echo(f"  expected {n} faces, got {len(text.split(','))}", err=True)
+                continue
+            return got
 
 
 @contextmanager
@@ -147,6 +181,9 @@ def _exchange_errors(attacker_file: str) -> Iterator[None]:
     'damage=6,6,1;soak=7" (dodge, block and parry use defense=); other rolls use '
     "--seed.",
 )
+@click.option("--ask", is_flag=True,
+              help="Ask for each roll's faces as it comes (the damage pool depends on the "
+              "attack roll); rolls given with --faces are not asked.")
 @click.option("--seed", type=int, default=0, metavar="N", help=SEED_HELP)
 @click.option(
     "--odds",
@@ -166,6 +203,7 @@ def attack_cmd(
     distance: float | None,
     defense: str,
     faces: str | None,
+    ask: bool,
     seed: int,
     show_odds: bool,
     as_json: bool,
@@ -179,7 +217,7 @@ def attack_cmd(
         a_stats = load_stat_block(attacker_file, tables)
         d_stats = load_stat_block(defender_file, tables)
         kind = DefenseKind(defense)
-        dice = _FacesDice(scripted, _rng_dice(seed))
+        dice = _FacesDice(scripted, _AskedDice() if ask else _rng_dice(seed))
         result = resolve_exchange(a_stats, d_stats, maneuver=maneuver, weapon=weapon,
                                   distance=distance, defense=kind, rules=rules, tables=tables,
                                   dice_for=dice)
