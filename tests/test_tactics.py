@@ -116,3 +116,29 @@ def test_DEF_1_tactic_card_lists_attacks_with_exact_odds() -> None:
     assert "Best:" in text and "weapon strike" in text
     far = tactic_card(knife, brawler, distance=500.0, rules=load_rules("v20"))
     assert far.rows == () and "no attack" in card_lines(far)[-1]
+
+
+def test_tactician_declares_by_exact_odds_and_beats_nearest() -> None:
+    """It weighs several actions, Celerity, Willpower and full defense by the levels
+    each is expected to deal or prevent, and so plays differently from nearest."""
+    from vtm_sim.policy import NearestEnemyPolicy
+    from vtm_sim.scenario import load_scenario
+    from vtm_sim.simulate import play
+    from vtm_sim.tactics import TacticianPolicy
+
+    sc = load_scenario("gunfight")
+    score = 0.0
+    for seed in range(20):
+        for seat in (0, 1):
+            pols = [TacticianPolicy() if f.side == seat else NearestEnemyPolicy()
+                    for f in sc.fighters]
+            b = play(sc.battle(seed=seed), pols)
+            score += 1.0 if b.winner == seat else (0.5 if b.winner is None else 0.0)
+    assert score / 40 >= 0.7
+    duel = load_scenario("duel")
+    differ = sum(
+        play(duel.battle(seed=s), [TacticianPolicy(), TacticianPolicy()]).log.jsonl()
+        != play(duel.battle(seed=s), [NearestEnemyPolicy(), NearestEnemyPolicy()]).log.jsonl()
+        for s in range(10)
+    )
+    assert differ >= 8

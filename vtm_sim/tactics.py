@@ -93,6 +93,71 @@ def _p_hit(plan: AttackPlan, d_pool: int) -> float:
     return 1.0 - dist[0]
 
 
+# the maneuvers a declaration is weighed by (those that deal damage on their own)
+BLOWS = ("punch", "kick", "weapon_strike", "claws", "single_shot", "burst", "thrown")
+WILLPOWER_COST = 0.35  # levels a Willpower point is worth keeping (more when few are left)
+CELERITY_COST = 0.1  # ... a blood point spent on Celerity
+FULL_DEFENSE_COST = 0.25  # ... a turn without attacking, beyond its expected damage
+FULL_DEFENSE_MAX_ATTACK = 0.2  # full defense only when no attack is worth more (levels)
+
+
+class Blows:
+    """The attacks a character could make, valued by exact odds at a dice penalty."""
+
+    def __init__(self, battle: Battle, plans: list[tuple[AttackPlan, Combatant]]) -> None:
+        self.battle = battle
+        self.plans = plans
+        self._memo: dict[tuple[int, bool], float] = {}
+
+    def value(self, penalty: int, *, willpower: bool = False) -> float:
+        key = (penalty, willpower)
+        got = self._memo.get(key)
+        if got is None:
+            got = max((self._one(p, t, penalty, willpower) for p, t in self.plans), default=0.0)
+            self._memo[key] = got
+        return got
+
+    def _one(self, plan: AttackPlan, t: Combatant, penalty: int, willpower: bool) -> float:
+        if plan.pool - penalty <= 0:
+            return 0.0
+        less = _with_pool(plan, plan.pool - penalty)
+        pen = t.defenses_used if t.full_defense else 0
+        kind = DefenseKind.NONE
+        if t.full_defense or t.actions_left > 0:
+            kind = best_defense(t, less, room=not self.battle.field.cramped, penalty=pen)
+        dist = plan_odds(less, t, self.battle.rules, kind, defense_penalty=pen,
+                         willpower=willpower)
+        return expected(dist)
+
+
+class Threat:
+    """An enemy's best attack on a character: what defending against it prevents."""
+
+    def __init__(self, battle: Battle, me: Combatant, plan: AttackPlan, levels: float) -> None:
+        self.battle = battle
+        self.me = me
+        self.plan = plan
+        self.levels = levels
+
+    def prevented(self, penalty: int) -> float:
+        kind = best_defense(self.me, self.plan, room=not self.battle.field.cramped,
+                            penalty=penalty)
+        if kind is DefenseKind.NONE:
+            return 0.0
+        guarded = expected(plan_odds(self.plan, self.me, self.battle.rules, kind,
+                                     defense_penalty=penalty))
+        return max(0.0, self.levels - guarded)
+
+
+def _with_pool(plan: AttackPlan, pool: int) -> AttackPlan:
+    return AttackPlan(
+        plan.maneuver, plan.weapon, plan.ability, pool, plan.difficulty, plan.specialty,
+        plan.damage_base, plan.damage_auto, plan.damage_type, plan.extra_successes_add,
+        plan.close, plan.rounds, plan.effect, plan.area, plan.auto_hit, plan.called,
+        plan.offhand, plan.no_damage,
+    )
+
+
 class TacticianPolicy:
     """Chooses by exact odds; :meth:`explain` says why, in a Storyteller's words."""
 
@@ -107,7 +172,7 @@ class TacticianPolicy:
         if decision.kind is DecisionKind.BLOOD:
             return self._blood(me, decision)
         if decision.kind is DecisionKind.DECLARE:
-            return self._declare(me, decision)
+            return self._declare(battle, me, decision)
         if decision.kind is DecisionKind.DEFEND:
             return self._defend(battle, me, decision)
         return self._act(battle, me, decision)
@@ -123,22 +188,95 @@ class TacticianPolicy:
         self._why = f"{me.name} keeps its blood."
         return decision.options[0]
 
-    def _declare(self, me: Combatant, decision: Decision) -> Choice:
+    def _declare(self, battle: Battle, me: Combatant, decision: Decision) -> Choice:
+        """INIT-5 by exact odds: one action or several (ACT-1 penalties), Celerity (no
+        penalty, a blood each), Willpower on the first attack, or full defense (DEF-7),
+        by the health levels each is expected to deal or prevent this turn."""
         reserve = 2 if me.vampire else 0  # keep blood to heal
-        plain = [
-            o
-            for o in decision.options
-            if isinstance(o, Declaration)
-            and o.actions == 1
-            and not o.full_defense
-            and not o.willpower
-            and (o.celerity == 0 or me.blood - o.celerity >= reserve)
-        ]
-        best = max(plain, key=lambda o: o.celerity)
-        self._why = f"{me.name} declares one action" + (
-            f" and {best.celerity} Celerity actions." if best.celerity else "."
-        )
-        return best
+        blows = self._blows(battle, me)
+        danger = self._threats(battle, me)
+        best: tuple[float, int, Declaration] | None = None
+        for i, o in enumerate(decision.options):
+            if not isinstance(o, Declaration):
+                continue
+            if o.celerity and me.blood - o.celerity < reserve:
+                continue
+            value = self._declared_value(me, o, blows, danger)
+            if best is None or value > best[0] + 1e-9:
+                best = (value, i, o)
+        assert best is not None
+        value, _, choice = best
+        if choice.full_defense:
+            self._why = (f"{me.name} goes on full defense: it expects to prevent "
+                         f"{value:.1f} levels and can hardly hurt anyone.")
+        else:
+            bits = [f"{choice.actions} action{'s' if choice.actions > 1 else ''}"]
+            if choice.celerity:
+                bits.append(f"{choice.celerity} with Celerity")
+            if choice.willpower:
+                bits.append("Willpower on the first blow")
+            self._why = (f"{me.name} declares {', '.join(bits)} (about {value:.1f} levels "
+                         "expected this turn, exact odds).")
+        return choice
+
+    @staticmethod
+    def _declared_value(me: Combatant, o: Declaration, blows: Blows,
+                        danger: list[Threat]) -> float:
+        if o.full_defense:
+            if blows.value(0) >= FULL_DEFENSE_MAX_ATTACK:
+                return -1.0  # damage dealt wins fights; damage prevented only delays them
+            worst = sorted(danger, key=lambda th: -th.prevented(0))
+            return sum(th.prevented(k) for k, th in enumerate(worst)) - FULL_DEFENSE_COST
+        n = o.actions
+        value = 0.0
+        for k in range(n):
+            pen = n + k if n > 1 else 0
+            attack = blows.value(pen, willpower=o.willpower and k == 0)
+            if k == 0:
+                value += attack
+            else:
+                # a spare action attacks again, or defends against the worst threat
+                guard = max((th.prevented(pen) for th in danger), default=0.0)
+                value += max(attack, guard)
+        value += o.celerity * blows.value(0)
+        if o.celerity:
+            value -= CELERITY_COST * o.celerity
+        if o.willpower:
+            value -= WILLPOWER_COST if me.willpower > 2 else 2 * WILLPOWER_COST
+        return value
+
+    @staticmethod
+    def _blows(battle: Battle, me: Combatant) -> Blows:
+        """The attacks ``me`` could make now, as plans (penalties are added later)."""
+        plans: list[tuple[AttackPlan, Combatant]] = []
+        for t in battle.enemies(me):
+            if not battle.able(t):
+                continue
+            for m in BLOWS:
+                plan = battle.plan(me.id, Action(ActionKind.ATTACK, m, t.id))
+                if plan is not None and plan.pool > 0 and not plan.no_damage:
+                    plans.append((plan, t))
+        return Blows(battle, plans)
+
+    @staticmethod
+    def _threats(battle: Battle, me: Combatant) -> list[Threat]:
+        """Each able enemy's best attack on ``me`` (what a defense would face)."""
+        out = []
+        for e in battle.enemies(me):
+            if not battle.able(e):
+                continue
+            best: AttackPlan | None = None
+            best_levels = 0.0
+            for m in BLOWS:
+                plan = battle.plan(e.id, Action(ActionKind.ATTACK, m, me.id))
+                if plan is None or plan.pool <= 0 or plan.no_damage:
+                    continue
+                levels = expected(plan_odds(plan, me, battle.rules))
+                if levels > best_levels:
+                    best, best_levels = plan, levels
+            if best is not None:
+                out.append(Threat(battle, me, best, best_levels))
+        return out
 
     def _defend(self, battle: Battle, me: Combatant, decision: Decision) -> Choice:
         defenses = [
