@@ -23,10 +23,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from vtm_sim.battle import Battle
-from vtm_sim.choices import Choice, Decision
+from vtm_sim.choices import Action, ActionKind, Choice, Decision, DecisionKind, Declaration
 from vtm_sim.dice import RngDice
 from vtm_sim.policy import NearestEnemyPolicy
 from vtm_sim.simulate import Policy
+from vtm_sim.tactics import TacticianPolicy, estimate
 
 Z95 = 1.959963984540054  # two-sided 95% normal quantile
 
@@ -121,6 +122,49 @@ def _nearest(_cid: int) -> Policy:
     return NearestEnemyPolicy()
 
 
+# what the planner always keeps among an ACT decision's options (besides the best attacks)
+KEPT_ACTIONS = frozenset({
+    ActionKind.MOVE, ActionKind.TAKE_COVER, ActionKind.RELOAD, ActionKind.AIM,
+    ActionKind.GET_UP, ActionKind.CLEAR, ActionKind.CRUSH, ActionKind.BREAK_FREE,
+    ActionKind.FEED, ActionKind.RELEASE, ActionKind.DRAW,
+})
+TOP_ATTACKS = 3  # attack options kept, best by exact odds
+
+
+def candidates(battle: Battle, decision: Decision) -> list[Choice]:
+    """The options worth rollouts: what the tactician and nearest would pick, the best
+    attacks by exact odds, and every kind of non-attack move; all of a small decision."""
+    opts = list(decision.options)
+    if len(opts) <= 6:
+        return opts
+    picks: list[Choice] = [TacticianPolicy().choose(battle, decision),
+                           NearestEnemyPolicy().choose(battle, decision)]
+    me = battle.combatants[decision.actor]
+    if decision.kind is DecisionKind.ACT:
+        scored = []
+        for o in opts:
+            if isinstance(o, Action) and o.kind is ActionKind.ATTACK:
+                plan = battle.plan(me.id, o)
+                if plan is not None:
+                    scored.append((-estimate(battle, me, o, plan).value, opts.index(o), o))
+        picks += [o for _, _, o in sorted(scored)[:TOP_ATTACKS]]
+        picks += [o for o in opts if isinstance(o, Action) and o.kind in KEPT_ACTIONS]
+    elif decision.kind is DecisionKind.DECLARE:
+        picks += [o for o in opts if isinstance(o, Declaration) and (
+            o.full_defense or (o.actions <= 2 and o.celerity in (0, max_celerity(opts))))]
+    else:
+        picks = opts
+    out: list[Choice] = []
+    for o in picks:
+        if o not in out:
+            out.append(o)
+    return out
+
+
+def max_celerity(opts: Sequence[Choice]) -> int:
+    return max((o.celerity for o in opts if isinstance(o, Declaration)), default=0)
+
+
 class PlannerPolicy:
     """Picks the option with the best win chance by rollouts (see the module).
 
@@ -145,6 +189,9 @@ class PlannerPolicy:
         if len(decision.options) == 1:
             return decision.options[0]
         seed = int(self.rng.integers(0, 2**63 - 1))
+        opts = candidates(battle, decision)
+        if len(opts) == 1:
+            return opts[0]
         self.last = evaluate(battle, decision, budget=self.rollouts, seed=seed,
-                             playout=self.playout)
+                             playout=self.playout, options=opts)
         return self.last[0].choice
