@@ -497,10 +497,14 @@ def test_fight_summary_and_narration() -> None:
     assert summary[-1].startswith(
         f"{run_json('fight', BRAWLER, KNIFE, '--seed', '3')['events']} events, sha256 "
     )
-    lines = run("fight", BRAWLER, KNIFE, "--seed", "3", "--narrate").stdout.splitlines()
+    lines = run("fight", BRAWLER, KNIFE, "--seed", "3", "--narrate", "dice").stdout.splitlines()
     assert lines[0] == "Bar Brawler faces Knife Fighter, 10 yards apart."
     assert lines[1] == "Turn 1."
     assert lines[-1].startswith("The battle ends after")
+    story = run("fight", BRAWLER, KNIFE, "--seed", "3", "--narrate").stdout.splitlines()
+    assert story[0] == "Bar Brawler and Knife Fighter face each other, 10 yards apart."
+    assert story[1] == "Turn 1."
+    assert not any("->" in line or "dice" in line for line in story)  # no dice lists
 
 
 def test_fight_turn_limit_is_undecided() -> None:
@@ -517,7 +521,7 @@ def test_fight_log_then_replay_verifies(tmp_path: Path) -> None:
     assert (
         out[:-1]
         == run(
-            "fight", NIKOLAI, ELDER, "--distance", "30", "--seed", "2", "--narrate"
+            "fight", NIKOLAI, ELDER, "--distance", "30", "--seed", "2", "--narrate", "dice"
         ).stdout.splitlines()
     )
 

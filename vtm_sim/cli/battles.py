@@ -26,6 +26,7 @@ from vtm_sim.cli.base import (
 from vtm_sim.errors import ConfigError, LogFormatError, VtmSimError
 from vtm_sim.events import EventLog
 from vtm_sim.narration import narrate, plural
+from vtm_sim.story import tell as story
 from vtm_sim.policy import NearestEnemyPolicy
 from vtm_sim.replay import replay as replay_log
 from vtm_sim.rules import load_rules
@@ -48,7 +49,12 @@ from vtm_sim.tournament import POLICIES, PolicyMaker, check_setup, run_tournamen
     help="Seed of every die in the battle (default 0; a saved state continues its own "
     "dice unless a seed is given).",
 )
-@click.option("--narrate", "tell", is_flag=True, help="Print the battle as narration.")
+@click.option(
+    "--narrate", "tell", type=click.Choice(["story", "dice"]), is_flag=False,
+    flag_value="story", default=None,
+    help="Print the battle as a story to read aloud (--narrate), or with every roll "
+    "(--narrate dice).",
+)
 @click.option(
     "--log",
     "log_file",
@@ -99,7 +105,7 @@ def fight_cmd(
     a_file: str | None,
     b_file: str | None,
     seed: int | None,
-    tell: bool,
+    tell: str | None,
     log_file: str | None,
     as_json: bool,
     distance: float,
@@ -209,12 +215,13 @@ def _write(path: str, option: str, text: str) -> None:
         _fail(f"{option} {path}: cannot write ({exc.strerror})")
 
 
-def _report(battle: Battle, *, tell: bool, as_json: bool, stopped: bool,
+def _report(battle: Battle, *, tell: str | None, as_json: bool, stopped: bool,
             saved: str | None) -> None:
     winner = None
     if battle.winner is not None:
         winner = ", ".join(c.name for c in battle.combatants if c.side == battle.winner)
-    lines = narrate(battle.log.events) if tell else []
+    lines = [] if tell is None else (
+        narrate(battle.log.events) if tell == "dice" else story(battle.log.events))
     if as_json:
         data: dict[str, Any] = {
             "winner": winner,
