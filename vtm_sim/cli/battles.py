@@ -26,13 +26,13 @@ from vtm_sim.cli.base import (
 from vtm_sim.errors import ConfigError, LogFormatError, VtmSimError
 from vtm_sim.events import EventLog
 from vtm_sim.narration import narrate, plural
-from vtm_sim.story import tell as story
 from vtm_sim.policy import NearestEnemyPolicy
 from vtm_sim.replay import replay as replay_log
 from vtm_sim.rules import load_rules
 from vtm_sim.scenario import Scenario, list_scenarios, load_scenario
 from vtm_sim.simulate import Policy
 from vtm_sim.stats import load_stat_block
+from vtm_sim.story import tell as story
 from vtm_sim.tables import load_tables
 from vtm_sim.tactics import TacticianPolicy
 from vtm_sim.tournament import POLICIES, PolicyMaker, check_setup, run_tournament, table_lines
