@@ -6,7 +6,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from vtm_sim.config import load_yaml, validate
+from vtm_sim.config import config_dir, load_yaml, validate
 from vtm_sim.errors import ConfigError
 from vtm_sim.sheet import Kind, StatBlock
 from vtm_sim.tables import Tables, load_tables
@@ -172,6 +172,23 @@ def build_stat_block(
 
 
 def load_stat_block(path: str | Path, tables: Tables | None = None) -> StatBlock:
-    """Load a stat block from YAML; errors name the file and the key."""
-    p = Path(path)
+    """Load a stat block from YAML, by path or by a shipped sheet's name (``brawler``:
+    ``configs/characters/brawler.yaml``); errors name the file and the key."""
+    p = find_sheet(path)
     return build_stat_block(validate(StatBlockSpec, load_yaml(p), p), str(p), tables)
+
+
+def sheet_names() -> list[str]:
+    return sorted(q.stem for q in (config_dir() / "characters").glob("*.yaml"))
+
+
+def find_sheet(path: str | Path) -> Path:
+    """A stat block's file: the path itself, or a shipped sheet named without ``.yaml``."""
+    p = Path(path)
+    if p.exists() or p.suffix in (".yaml", ".yml", ".json") or len(p.parts) > 1:
+        return p  # a path: a missing one is reported by load_yaml ("file not found")
+    shipped = config_dir() / "characters" / f"{p.name}.yaml"
+    if shipped.exists():
+        return shipped
+    raise ConfigError(f"stat block {str(path)!r}: no such file or shipped sheet (expected a "
+                      f"path or one of {', '.join(sheet_names())})")

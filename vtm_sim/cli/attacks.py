@@ -8,7 +8,7 @@ from typing import Any
 
 import click
 
-from vtm_sim.card import card_lines, tactic_card
+from vtm_sim.card import card_for, card_lines, tactic_card
 from vtm_sim.choices import DefenseKind
 from vtm_sim.cli.base import (
     FACES_LABELS,
@@ -261,38 +261,67 @@ def attack_cmd(
 
 
 @main.command("card")
-@click.option("--attacker", "attacker_file", required=True, metavar="FILE",
-              help="The attacker's stat block (YAML).")
-@click.option("--against", "defender_file", required=True, metavar="FILE",
-              help="The defender's stat block (YAML).")
-@click.option("--distance", type=click.FloatRange(min=0), default=1.0, show_default=True,
-              metavar="YARDS", help="Yards between them (close attacks close in: ACT-4).")
+@click.option("--attacker", "attacker_file", required=True, metavar="FILE|NAME",
+              help="The attacker's stat block (a file or a shipped name such as brawler); "
+              "with --state, a combatant's name.")
+@click.option("--against", "defender_file", required=True, metavar="FILE|NAME",
+              help="The defender's stat block; with --state, a combatant's name.")
+@click.option("--state", "state_file", default=None, metavar="FILE",
+              help="The fight as it stands (a state file): cover, wounds, blood, distance, "
+              "prone and weapons as they are there.")
+@click.option("--distance", type=click.FloatRange(min=0), default=None, metavar="YARDS",
+              help="Yards between them (default 1; not with --state). Close attacks close "
+              "in (ACT-4).")
 @click.option("--no-defense", is_flag=True, help="Assume the defender does not defend.")
+@click.option("--seed", type=int, default=0, metavar="N",
+              help="Seeds a state file's dice (default 0).")
 @click.option("--rules", "rules_name", default="v20", show_default=True, metavar="NAME",
               help=RULES_HELP)
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
-def card_cmd(attacker_file: str, defender_file: str, distance: float, no_defense: bool,
-             rules_name: str, as_json: bool) -> None:
-    """A tactic card: every attack the attacker can make, with exact odds."""
+def card_cmd(attacker_file: str, defender_file: str, state_file: str | None,
+             distance: float | None, no_defense: bool, seed: int, rules_name: str,
+             as_json: bool) -> None:
+    """A tactic card: every legal attack the attacker has (each carried weapon), with
+    exact odds, and what the other options buy."""
     with user_errors():
-        rules = load_rules(rules_name)
-        tables = load_tables()
-        card = tactic_card(load_stat_block(attacker_file, tables),
-                           load_stat_block(defender_file, tables), distance=distance,
-                           rules=rules, defend=not no_defense)
+        if state_file is not None:
+            if distance is not None:
+                _fail("--distance: not with --state (the state file places everyone)")
+            from vtm_sim import load_state
+            from vtm_sim.advice import find_combatant
+
+            battle = load_state(state_file, seed=seed)
+            me = find_combatant(battle, attacker_file, "--attacker")
+            foe = find_combatant(battle, defender_file, "--against")
+            if battle.combatants[me].side == battle.combatants[foe].side:
+                _fail("--against: an ally of the attacker (expected an enemy)")
+            card = card_for(battle, me, foe, defend=not no_defense)
+        else:
+            rules = load_rules(rules_name)
+            tables = load_tables()
+            card = tactic_card(load_stat_block(attacker_file, tables),
+                               load_stat_block(defender_file, tables),
+                               distance=1.0 if distance is None else distance,
+                               rules=rules, defend=not no_defense)
     if as_json:
         best = card.best
         click.echo(_dump({
             "attacker": card.attacker, "defender": card.defender, "distance": card.distance,
             "rules": card.rules, "best": best.maneuver if best else None,
+            "situation": list(card.situation),
             "rows": [{
-                "maneuver": r.maneuver, "weapon": r.weapon, "pool": r.pool,
+                "maneuver": r.maneuver, "weapon": r.weapon, "called": r.called,
+                "ready": r.ready,
+                "offhand": r.offhand, "pool": r.pool,
                 "difficulty": r.difficulty, "defense": r.defense,
-                "defense_pool": r.defense_pool, "damage_pool": r.damage_pool,
+                "defense_pool": r.defense_pool, "defense_difficulty": r.defense_difficulty,
+                "damage_pool": r.damage_pool,
                 "damage_type": r.damage_type, "soak_pool": r.soak_pool, "p_hit": r.p_hit,
+                "p_damage": r.p_damage,
                 "expected_levels": r.expected_levels, "p_big_hit": r.p_big_hit,
                 "distribution": {str(k): p for k, p in enumerate(r.distribution)},
             } for r in card.rows],
+            "other_options": [{"action": o.action, "buys": o.buys} for o in card.others],
         }))
         return
     for line in card_lines(card):
