@@ -1,0 +1,69 @@
+"""Benchmark `suggest`: a full answer on the duel mid-fight, at 500 rollouts an option.
+
+Usage: python experiments/bench_suggest.py [--rollouts N] [--decision act|declare] [--json]
+
+The duel (seed 3) is played by the nearest policy to the first decision of
+turn 2; the Knife Fighter's next ACT decision (or declaration) is then ranked
+with ``--rollouts`` simulated fights per option at first (the planner's
+playouts), as ``vtm-sim suggest`` does. Reports the wall time, the options,
+the rollouts in all, and a CartPole step measured in the same process as the
+reference. Run it with the interpreter of the build to measure (pure, or the
+``VTM_SIM_COMPILE=1`` build: ``experiments/bench_compiled.py --keep DIR``
+leaves one).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+try:
+    import vtm_sim
+except ImportError:  # a checkout that is not installed
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+    import vtm_sim
+
+from vtm_sim.advice import advise, find_combatant
+from vtm_sim.choices import DecisionKind
+from vtm_sim.policy import NearestEnemyPolicy
+from vtm_sim.scenario import load_scenario
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--rollouts", type=int, default=500)
+    ap.add_argument("--decision", choices=["act", "declare"], default="act")
+    ap.add_argument("--json", action="store_true")
+    args = ap.parse_args()
+    b = load_scenario("duel").battle(seed=3)
+    pol = NearestEnemyPolicy()
+    while b.pending is not None and b.turn < 2:
+        b.choose(pol.choose(b, b.pending))
+    npc = find_combatant(b, "Knife Fighter")
+    t0 = time.perf_counter()
+    a = advise(b, npc, playout=lambda _c: NearestEnemyPolicy(), policy_name="planner",
+               rollouts=args.rollouts, seed=0, kind=DecisionKind(args.decision))
+    secs = time.perf_counter() - t0
+    import gymnasium as gym
+
+    env = gym.make("CartPole-v1")
+    env.reset(seed=0)
+    t1 = time.perf_counter()
+    for _ in range(20000):
+        _, _, term, trunc, _ = env.step(env.action_space.sample())
+        if term or trunc:
+            env.reset()
+    cart = (time.perf_counter() - t1) / 20000 * 1e6
+    out = {"build": "compiled" if vtm_sim.compiled_modules() else "pure",
+           "decision": a.decision.value, "options": len(a.options), "rollouts": a.rollouts,
+           "seconds": round(secs, 3), "rollouts_per_second": round(a.rollouts / secs),
+           "cartpole_step_us": round(cart, 2), "recommended": a.recommended.action}
+    print(json.dumps(out, indent=1) if args.json else
+          "\n".join(f"{k}: {v}" for k, v in out.items()))
+
+
+if __name__ == "__main__":
+    main()
