@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from vtm_sim.attack import defense_pool, effective_damage_type, soak_pool
-from vtm_sim.battle import MANEUVERS, Battle, Fighter
+from vtm_sim.battle import Battle, Fighter
 from vtm_sim.choices import Action, ActionKind, DefenseKind
 from vtm_sim.dice import ScriptedDice
 from vtm_sim.forecast import best_defense, expected, plan_odds
@@ -64,7 +64,7 @@ def tactic_card(attacker: StatBlock, defender: StatBlock, *, distance: float,
     battle = Battle(fighters, dice=ScriptedDice([10, 1]), rules=rules, turn_limit=1)
     foe = battle.combatants[1]
     rows = []
-    for m in MANEUVERS:
+    for m in battle.tables.maneuvers:
         plan = battle.plan(0, Action(ActionKind.ATTACK, m, 1))
         if plan is None or plan.pool <= 0 or plan.no_damage:
             continue

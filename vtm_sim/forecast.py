@@ -38,7 +38,7 @@ def plan_odds(
     defense_penalty: int = 0,
 ) -> tuple[float, ...]:
     """Distribution of health levels ``plan`` deals to ``defender`` (index = levels)."""
-    spray = plan.maneuver == "spray"
+    spray = plan.area > 0  # RNG-6: a lone target in the area of fire
     d_pool, d_spec = 0, None
     if defense is not DefenseKind.NONE:
         d_pool = defense_pool(defender, defense, defense_penalty)
