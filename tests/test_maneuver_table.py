@@ -14,6 +14,7 @@ from rule_helpers import (
     FILLER,
     NONE,
     attack,
+    combatant,
     declare_all,
     events,
     offered,
@@ -28,7 +29,7 @@ from rule_helpers import (
 from agents.scripted import maneuver_ranks
 from envs.actions import ActionCatalog
 from envs.observation import ObservationEncoder
-from vtm_sim.attack import NEEDS, WEAPON_OF
+from vtm_sim.attack import NEEDS, WEAPON_OF, plan_attack
 from vtm_sim.battle import Battle, Fighter
 from vtm_sim.choices import Action, ActionKind, CalledShot
 from vtm_sim.config import config_dir
@@ -37,6 +38,7 @@ from vtm_sim.effects import EFFECTS
 from vtm_sim.errors import ConfigError
 from vtm_sim.events import EventKind
 from vtm_sim.exchange import ExchangeError, resolve_exchange
+from vtm_sim.flow import plan_from_json, plan_to_json
 from vtm_sim.maneuver import Effect, Need, WeaponUse
 from vtm_sim.rules import load_rules
 from vtm_sim.scenario import load_scenario
@@ -169,7 +171,7 @@ def test_an_added_row_in_a_single_exchange(headbutt_tables: Tables) -> None:
 
 def test_a_mortal_cannot_bite_in_an_exchange() -> None:
     """`needs: [vampire]` holds outside a battle too."""
-    with pytest.raises(ExchangeError, match="cannot use bite"):
+    with pytest.raises(ExchangeError, match="cannot use bite: it needs vampire"):
         resolve_exchange(sheet("a"), sheet("d"), maneuver="bite", dice=ScriptedDice([]))
 
 
@@ -197,3 +199,25 @@ def test_a_bad_row_is_a_config_error_naming_file_row_and_key(
     root = configs_with(tmp_path, row)
     with pytest.raises(ConfigError, match=r"maneuvers\.yaml: " + message):
         load_tables(root)
+
+
+def test_plan_attack_follows_the_rows_called_shot_and_offhand() -> None:
+    """RNG-8/RNG-9 as the rows say, also for plans asked outside the option lists."""
+    a = combatant(sheet("a", dexterity=3, brawl=2, melee=2, weapons=["knife", "knife"]))
+    t = combatant(sheet("t"), 1, 1, 1.0)
+    tables = load_tables()
+    assert plan_attack(a, t, "punch", tables, V20, called=CalledShot.TINY) is not None
+    assert plan_attack(a, t, "sweep", tables, V20, called=CalledShot.TINY) is None
+    assert plan_attack(a, t, "weapon_strike", tables, V20, offhand=True) is not None
+    assert plan_attack(a, t, "disarm", tables, V20, offhand=True) is not None
+    assert plan_attack(a, t, "kick", tables, V20, offhand=True) is None
+
+
+def test_a_plans_effect_is_saved_by_name() -> None:
+    a = combatant(sheet("a", dexterity=3, brawl=2))
+    t = combatant(sheet("t"), 1, 1, 1.0)
+    p = plan_attack(a, t, "sweep", load_tables(), V20)
+    assert p is not None and p.effect is Effect.KNOCKDOWN
+    saved = plan_to_json(p)
+    assert saved["effect"] == "knockdown"
+    assert plan_from_json(saved, load_tables()).effect is Effect.KNOCKDOWN

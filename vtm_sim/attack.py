@@ -203,6 +203,15 @@ NEEDS: dict[Need, NeedCheck] = {
 }
 
 
+def unmet_need(attacker: Combatant, spec: Maneuver, offhand: bool = False) -> Need | None:
+    """The first of the maneuver's needs the attacker does not meet now (None: all met)."""
+    w, _ = hand_weapon(attacker, offhand)
+    for need in spec.needs:
+        if not NEEDS[need](attacker, w):
+            return need
+    return None
+
+
 def maneuver_weapon(attacker: Combatant, spec: Maneuver,
                     offhand: bool = False) -> Weapon | None:
     """The weapon a maneuver uses, or None if the attacker cannot perform it."""

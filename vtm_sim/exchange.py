@@ -35,6 +35,7 @@ from vtm_sim.attack import (
     reach_of,
     resolve_attack,
     roll_attack,
+    unmet_need,
 )
 from vtm_sim.battle import sheet_of
 from vtm_sim.choices import CalledShot, DefenseKind
@@ -44,7 +45,7 @@ from vtm_sim.effects import instead_of_damage
 from vtm_sim.errors import IllegalActionError
 from vtm_sim.events import Event, EventKind, EventLog
 from vtm_sim.forecast import plan_odds
-from vtm_sim.maneuver import WeaponUse
+from vtm_sim.maneuver import Need, WeaponUse
 from vtm_sim.rules import RuleSet, load_rules
 from vtm_sim.state import SPRAY_DODGE, spray_shares
 from vtm_sim.stats import StatBlock
@@ -103,6 +104,8 @@ class ExchangeResult:
     events: tuple[Event, ...]
 
 
+# needs about the weapon in hand: an unmet one is told as the wrong weapon
+_HAND_NEEDS = frozenset({Need.MELEE_WEAPON, Need.AUTOFIRE})
 # the kind of maneuver a weapon class is plainly used in
 _PLAIN_USE = {
     WeaponClass.UNARMED: WeaponUse.UNARMED,
@@ -157,6 +160,10 @@ def _plan(
         known = ", ".join(sorted(tables.maneuvers))
         raise ExchangeError("maneuver", f"unknown maneuver {maneuver!r} (expected one of {known})")
     weapon = maneuver_weapon(attacker, spec)
+    need = unmet_need(attacker, spec) if weapon is None else None
+    if need is not None and need not in _HAND_NEEDS:
+        raise ExchangeError(
+            "maneuver", f"{attacker.name} cannot use {maneuver}: it needs {need.value}")
     if weapon is None:
         raise ExchangeError(
             "maneuver",
