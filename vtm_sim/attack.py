@@ -16,17 +16,20 @@ from vtm_sim.choices import CalledShot, DefenseKind
 from vtm_sim.combatant import Combatant
 from vtm_sim.dice import DiceSource, Roll, SpecialtyRule, roll
 from vtm_sim.events import EventKind, EventLog
-from vtm_sim.maneuver import HAND_USES, Effect, Need, WeaponUse
 from vtm_sim.rules import RuleSet
 from vtm_sim.stats import TALENTS
 from vtm_sim.tables import (
     DAMAGE_TYPES,
+    HAND_USES,
     UNARMED,
     DamageType,
+    Effect,
     Maneuver,
+    Need,
     Tables,
     Weapon,
     WeaponClass,
+    WeaponUse,
 )
 
 DiceFor = Callable[[str], DiceSource]

@@ -28,10 +28,9 @@ from vtm_sim.choices import CalledShot
 from vtm_sim.combatant import Combatant
 from vtm_sim.dice import DiceSource, Roll, roll
 from vtm_sim.events import EventKind, EventLog
-from vtm_sim.maneuver import Effect, Maneuver
 from vtm_sim.rules import RuleSet
 from vtm_sim.space import Field
-from vtm_sim.tables import DamageType, Tables, WeaponClass
+from vtm_sim.tables import DamageType, Effect, Maneuver, Tables, WeaponClass
 
 KNOCKDOWN_DIFFICULTY = 6  # CPX-4
 SWEEP_DIFFICULTY = 6  # MAN-4

@@ -28,6 +28,7 @@ from vtm_sim.weapons import DAMAGE_TYPES, UNARMED, Armor, DamageType, Weapon, We
 # (the weapon types live in vtm_sim.weapons, compiled with the hot modules)
 __all__ = [
     "DAMAGE_TYPES",
+    "HAND_USES",
     "UNARMED",
     "Armor",
     "ArmorSpec",
