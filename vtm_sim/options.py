@@ -189,11 +189,12 @@ class Options(BattleState):
                 walk = walk_speed(self.tables)
                 shots = names_where(self.tables.maneuvers, "shots", _shooting)
                 for t in self.enemies(c):
-                    if t.moved <= walk and any(
-                        self.plan(c.id, Action(ActionKind.ATTACK, m, t.id)) is not None
-                        for m in shots
-                    ):
-                        opts.append(action(ActionKind.AIM, t.id))  # RNG-7: a possible shot
+                    if t.moved > walk:
+                        continue
+                    for m in shots:  # RNG-7: a possible shot (single shot)
+                        if self.plan(c.id, Action(ActionKind.ATTACK, m, t.id)) is not None:
+                            opts.append(action(ActionKind.AIM, t.id))
+                            break
         for i in range(len(c.stats.weapons)):
             if i != c.wielding and i != c.offhand and not c.lost[i]:
                 opts.append(action(ActionKind.DRAW, weapon=i))  # ACT-5
