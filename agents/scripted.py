@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -9,7 +10,6 @@ import numpy as np
 from agents.base import legal_indices
 from envs.actions import ActionCatalog
 from envs.observation import DISTANCE_BANDS, OTHER, SELF, ObservationEncoder
-from vtm_sim.battle import MANEUVERS
 from vtm_sim.choices import (
     Action,
     ActionKind,
@@ -20,26 +20,42 @@ from vtm_sim.choices import (
     Defense,
     DefenseKind,
 )
+from vtm_sim.maneuver import Maneuver, WeaponUse
 
-__all__ = ["BrawlerAgent", "RandomAgent"]
+__all__ = ["BrawlerAgent", "RandomAgent", "maneuver_ranks"]
 
-# Preferred maneuvers, best first; any other maneuver comes after these.
-MANEUVER_PREFERENCE = (
-    "weapon_strike",
-    "full_auto",
-    "burst",
-    "single_shot",
-    "thrown",
-    "claws",
-    "bite",
-    "punch",
-    "kick",
+# Preferred weapons, best first: the one in hand (a blade, autofire, a shot, a throw),
+# then claws, then bare hands.
+WEAPON_PREFERENCE = (
+    WeaponUse.MELEE,
+    WeaponUse.AUTOFIRE,
+    WeaponUse.SHOOTING,
+    WeaponUse.THROWN,
+    WeaponUse.CLAWS,
+    WeaponUse.UNARMED,
 )
 DEFENSE_PREFERENCE = (DefenseKind.PARRY, DefenseKind.DODGE, DefenseKind.BLOCK)
 _BAND_START = OTHER.features.index("band_0")
 _ENEMY = OTHER.features.index("enemy")
 _PRESENT = OTHER.features.index("present")
 _HEALTH = SELF.features.index("health")
+
+
+def maneuver_ranks(maneuvers: Mapping[str, Maneuver]) -> dict[str, int]:
+    """The brawler's order of maneuvers, best first (0).
+
+    Plain blows first (no effect, no area): by ``WEAPON_PREFERENCE``, then the
+    most accurate, then the easiest; then every other maneuver, in table order.
+    """
+
+    def key(item: tuple[int, Maneuver]) -> tuple[int, int, int, int, int]:
+        i, spec = item
+        if spec.effect is None and spec.area == 0 and spec.weapon in WEAPON_PREFERENCE:
+            return (0, WEAPON_PREFERENCE.index(spec.weapon), -spec.accuracy, spec.difficulty, i)
+        return (1, 0, 0, 0, i)
+
+    ordered = sorted(enumerate(maneuvers.values()), key=key)
+    return {spec.name: rank for rank, (_, spec) in enumerate(ordered)}
 
 
 class RandomAgent:
@@ -75,8 +91,7 @@ class BrawlerAgent:
         self.catalog = catalog
         self.encoder = encoder
         self.agent_id = agent_id
-        rank = {m: i for i, m in enumerate(MANEUVER_PREFERENCE)}
-        self._maneuver_rank = {m: rank.get(m, len(rank) + i) for i, m in enumerate(MANEUVERS)}
+        self._maneuver_rank = maneuver_ranks(catalog.maneuvers)
 
     @classmethod
     def for_env(cls, env: Any, agent_id: int | None = None) -> BrawlerAgent:

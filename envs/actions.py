@@ -1,12 +1,13 @@
 """The action catalog: every choice the engine can offer, as one fixed ``Discrete`` index.
 
-The catalog is built from the engine's own constants (``MANEUVERS``,
-``ActionKind``, ``DefenseKind``, ``AbortMethod``, ``CalledShot``, ``BloodUse``,
-``RuleSet.max_actions``), so a maneuver or action kind added to the engine
-enters the catalog without a change here. It depends only on the scenario's
-size (combatant ids are the target slots), its largest weapon list and
-Celerity rating, and the rules profile, so one env instance keeps one action
-space for its whole life.
+The catalog is built from the engine's own tables and constants (the rows of
+``configs/maneuvers.yaml`` in file order, ``ActionKind``, ``DefenseKind``,
+``AbortMethod``, ``CalledShot``, ``BloodUse``, ``RuleSet.max_actions``), so a
+maneuver row or action kind added to the engine enters the catalog without a
+change here (new rows go last in the file, so the ids of the others stay).
+It depends only on the scenario's size (combatant ids are the target slots),
+its largest weapon list and Celerity rating, the maneuver table and the rules
+profile, so one env instance keeps one action space for its whole life.
 
 Layout, in order (blocks by decision kind):
 
@@ -25,12 +26,11 @@ Layout, in order (blocks by decision kind):
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
 
 from envs.errors import CatalogError
-from vtm_sim.battle import MANEUVERS
 from vtm_sim.choices import (
     NO_DEFENSE,
     AbortMethod,
@@ -46,6 +46,7 @@ from vtm_sim.choices import (
     DefenseKind,
     shared,
 )
+from vtm_sim.maneuver import Maneuver
 from vtm_sim.rules import RuleSet
 from vtm_sim.scenario import Scenario
 from vtm_sim.tables import Tables, load_tables
@@ -109,14 +110,14 @@ def _declarations(max_actions: int, max_celerity: int) -> list[Choice]:
     ]
 
 
-def _actions(num_combatants: int, max_weapons: int) -> list[Choice]:
+def _actions(num_combatants: int, max_weapons: int, maneuvers: Iterable[str]) -> list[Choice]:
     targets = range(num_combatants)
     out: list[Choice] = []
     for kind in ActionKind:
         if kind is ActionKind.ATTACK:
             out += [
                 Action(kind, m, t, called=c, offhand=off)
-                for m in MANEUVERS
+                for m in maneuvers
                 for t in targets
                 for c in (None, *CalledShot)
                 for off in (False, True)
@@ -147,9 +148,10 @@ class ActionCatalog:
         max_weapons: the longest weapon list of any combatant.
         max_celerity: the highest Celerity the catalog declares (at least 5).
         blood_points: the most blood points one spend may use.
+        maneuvers: the maneuver table, in its order (default: the shipped one).
     """
 
-    __slots__ = ("_by_id", "_masks", "choices", "index", "num_combatants", "size")
+    __slots__ = ("_by_id", "_masks", "choices", "index", "maneuvers", "num_combatants", "size")
 
     def __init__(
         self,
@@ -159,11 +161,13 @@ class ActionCatalog:
         max_weapons: int,
         max_celerity: int = MAX_CELERITY,
         blood_points: int = 10,
+        maneuvers: Mapping[str, Maneuver] | None = None,
     ) -> None:
+        self.maneuvers = dict(maneuvers if maneuvers is not None else load_tables().maneuvers)
         choices = (
             _blood(blood_points)
             + _declarations(rules.max_actions, max(MAX_CELERITY, max_celerity))
-            + _actions(num_combatants, max_weapons)
+            + _actions(num_combatants, max_weapons, self.maneuvers)
             + _defenses()
         )
         # The engine's shared objects (vtm_sim.choices.shared): the options it
@@ -196,6 +200,7 @@ class ActionCatalog:
             max_weapons=max(len(s.weapons) for s in stats),
             max_celerity=max(s.discipline("celerity") for s in stats),
             blood_points=max(g.per_turn for g in tables.generations.values()),
+            maneuvers=tables.maneuvers,
         )
 
     def __len__(self) -> int:

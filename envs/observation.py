@@ -7,8 +7,8 @@ in the flat ``Box`` (``obs_mode="flat"``), or as the keys of a ``Dict``
 ``decision`` (what is being asked)
     kind one-hot (one per ``DecisionKind``: blood, declare, act, defend; all
     zero once the battle is over), interrupt (a delayed character may act
-    now), the incoming attack's maneuver one-hot (one per ``MANEUVERS``; DEFEND
-    only), turn / turn limit.
+    now), the incoming attack's maneuver one-hot (one per row of
+    ``configs/maneuvers.yaml``, in file order; DEFEND only), turn / turn limit.
 
 ``self`` (the observing combatant)
     active, vampire, health levels filled / track size, bashing, lethal,
@@ -46,7 +46,7 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 
-from vtm_sim.battle import MANEUVERS, Battle
+from vtm_sim.battle import Battle
 from vtm_sim.choices import Decision, DecisionKind
 from vtm_sim.combatant import Combatant
 from vtm_sim.rules import RuleSet
@@ -67,7 +67,6 @@ AIM_SCALE = 10.0
 COVER_SCALE = float(max(level.value for level in CoverLevel))
 GRAPPLE_LINKS = ("clinch_with", "holding", "held_by", "feeding_on", "fed_on_by")  # ids, -1 none
 
-_MANEUVER_INDEX = {m: i for i, m in enumerate(MANEUVERS)}
 _KIND_INDEX = {k: i for i, k in enumerate(DECISION_KINDS)}
 
 
@@ -103,10 +102,15 @@ def _onehot(prefix: str, names: tuple[Any, ...]) -> tuple[str, ...]:
     return tuple(f"{prefix}_{getattr(n, 'value', n)}" for n in names)
 
 
-DECISION = Block(
-    "decision",
-    _onehot("kind", DECISION_KINDS) + ("interrupt",) + _onehot("incoming", MANEUVERS) + ("turn",),
-)
+def decision_block(maneuvers: tuple[str, ...]) -> Block:
+    """The ``decision`` block for a maneuver table (its names, in table order)."""
+    return Block(
+        "decision",
+        _onehot("kind", DECISION_KINDS) + ("interrupt",) + _onehot("incoming", maneuvers)
+        + ("turn",),
+    )
+
+
 SELF = Block(
     "self",
     (
@@ -158,7 +162,6 @@ OTHER = Block(
     frozenset({"dx", "dy"}),
 )
 
-_DECISION_SIZE = DECISION.size
 _INTERRUPT = len(DECISION_KINDS)  # the decision block's offsets
 _INCOMING = _INTERRUPT + 1
 
@@ -187,6 +190,7 @@ class ObservationEncoder:
         rules: the rules profile (scales for actions).
         max_celerity: the Celerity scale.
         max_penalty: the largest wound penalty of the health table.
+        maneuvers: the maneuver table's names, in order (default: the shipped table's).
     """
 
     @classmethod
@@ -199,6 +203,7 @@ class ObservationEncoder:
             scenario.rules,
             max_celerity=max(f.stats.discipline("celerity") for f in fighters),
             max_penalty=max(level.penalty for level in tables.health),
+            maneuvers=tuple(tables.maneuvers),
         )
 
     def __init__(
@@ -208,20 +213,26 @@ class ObservationEncoder:
         *,
         max_celerity: int = 5,
         max_penalty: int = 5,
+        maneuvers: tuple[str, ...] | None = None,
     ) -> None:
+        if maneuvers is None:
+            maneuvers = tuple(load_tables().maneuvers)
+        self.decision = decision = decision_block(maneuvers)
+        self._maneuver_index = {m: i for i, m in enumerate(maneuvers)}
+        self._decision_size = decision.size
         self.num_combatants = num_combatants
         self.slots = num_combatants - 1
         self.max_actions = rules.max_actions
         self.max_celerity = max(1, max_celerity)
         self.max_penalty = max(1, max_penalty)
-        self.size = DECISION.size + SELF.size + self.slots * OTHER.size
-        self._d_end = DECISION.size
-        self._s_end = DECISION.size + SELF.size
-        low = np.concatenate([DECISION.low(), SELF.low(), np.tile(OTHER.low(), self.slots)])
+        self.size = decision.size + SELF.size + self.slots * OTHER.size
+        self._d_end = decision.size
+        self._s_end = decision.size + SELF.size
+        low = np.concatenate([decision.low(), SELF.low(), np.tile(OTHER.low(), self.slots)])
         self.flat_space = spaces.Box(low, np.ones(self.size, np.float32), dtype=np.float32)
         self.dict_space = spaces.Dict(
             {
-                "decision": spaces.Box(DECISION.low(), 1.0, dtype=np.float32),
+                "decision": spaces.Box(decision.low(), 1.0, dtype=np.float32),
                 "self": spaces.Box(SELF.low(), 1.0, dtype=np.float32),
                 "others": spaces.Box(np.tile(OTHER.low(), (self.slots, 1)), 1.0, dtype=np.float32),
             }
@@ -232,7 +243,7 @@ class ObservationEncoder:
 
     def feature_names(self) -> list[str]:
         """The flat layout, one name per float (``others.3.dx`` is row 3's dx)."""
-        names = [f"decision.{f}" for f in DECISION.features]
+        names = [f"decision.{f}" for f in self.decision.features]
         names += [f"self.{f}" for f in SELF.features]
         names += [f"others.{i}.{f}" for i in range(self.slots) for f in OTHER.features]
         return names
@@ -268,14 +279,15 @@ class ObservationEncoder:
 
     def _decision(self, battle: Battle, d: Decision | None, agent: int) -> list[float]:
         """A new list holding the ``decision`` block (the rest is appended to it)."""
-        v = [0.0] * _DECISION_SIZE
+        v = [0.0] * self._decision_size
         if d is not None and d.actor == agent:
             kind = d.kind
             v[_KIND_INDEX[kind]] = 1.0
             if d.interrupt:
                 v[_INTERRUPT] = 1.0
-            if kind is DecisionKind.DEFEND and d.maneuver in _MANEUVER_INDEX:
-                v[_INCOMING + _MANEUVER_INDEX[d.maneuver]] = 1.0
+            index = self._maneuver_index
+            if kind is DecisionKind.DEFEND and d.maneuver in index:
+                v[_INCOMING + index[d.maneuver]] = 1.0
         v[-1] = _clip(battle.turn / max(1, battle.turn_limit))
         return v
 

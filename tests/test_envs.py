@@ -16,7 +16,6 @@ import envs
 from envs.actions import ActionCatalog, CatalogError, passive_choice
 from envs.env import VtmEnv
 from envs.observation import OBS_VERSION
-from vtm_sim.battle import MANEUVERS
 from vtm_sim.choices import (
     AbortMethod,
     Action,
@@ -33,6 +32,7 @@ from vtm_sim.errors import IllegalActionError
 from vtm_sim.events import EventKind
 from vtm_sim.policy import RandomPolicy
 from vtm_sim.scenario import list_scenarios, load_scenario
+from vtm_sim.tables import load_tables
 
 IDS = envs.registered_ids()
 SCENARIOS = list_scenarios()
@@ -218,7 +218,7 @@ def test_catalog_layout() -> None:
     assert env.action_space.n == len(cat) == len(cat.index)
     n = len(sc.fighters)
     choices = set(cat.choices)
-    for m in MANEUVERS:
+    for m in load_tables().maneuvers:
         for t in range(n):
             for called in (None, *CalledShot):
                 for off in (False, True):

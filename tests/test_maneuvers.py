@@ -37,6 +37,7 @@ from vtm_sim.attack import plan_attack
 from vtm_sim.battle import Fighter
 from vtm_sim.choices import Action, ActionKind, Declaration, Defense, DefenseKind
 from vtm_sim.events import EventKind
+from vtm_sim.maneuver import Effect
 from vtm_sim.rules import RuleSet, load_rules
 from vtm_sim.stats import StatBlock
 from vtm_sim.tables import DamageType, load_tables
@@ -134,7 +135,7 @@ def test_MAN_maneuver_pool_difficulty_and_damage(
         diff,
         damage,
         dtype,
-        effect,
+        None if effect is None else Effect(effect),
     )
     assert not p.no_damage
 

@@ -192,7 +192,7 @@ def exchange_of(battle: Battle, choice: Action, policies: Sequence[Policy]) -> E
         return None  # the attack failed before any roll (out of reach, ...)
     frame = fork.stack[-1]
     plan = frame.plan
-    if plan is None or (plan.maneuver == "spray" and len(frame.ids) != 1):
+    if plan is None or (plan.area > 0 and len(frame.ids) != 1):
         return None  # a spray over several targets shares one roll: no single exchange
     t = fork.combatants[choice.target]
     kind, pen = frame.defenses[0] if frame.defenses else (DefenseKind.NONE, 0)
@@ -338,7 +338,7 @@ def describe(battle: Battle, actor: int, choice: Choice) -> str:
         return word
     k = choice.kind
     if k is ActionKind.ATTACK and choice.maneuver is not None:
-        weapon = _weapon_word(me, choice)
+        weapon = _weapon_word(battle, me, choice)
         text = f"{MANEUVER_WORDS.get(choice.maneuver, choice.maneuver)} {name(choice.target)}"
         if weapon:
             text += f" {weapon}"
@@ -371,12 +371,13 @@ def describe(battle: Battle, actor: int, choice: Choice) -> str:
     return str(k.value)
 
 
-def _weapon_word(me: Combatant, a: Action) -> str:
+def _weapon_word(battle: Battle, me: Combatant, a: Action) -> str:
     """``with the knife``: the weapon in hand, when the maneuver uses it."""
     idx = me.offhand if a.offhand else me.wielding
-    if idx < 0 or me.lost[idx] or a.maneuver is None:
+    spec = battle.tables.maneuvers.get(a.maneuver or "")
+    if idx < 0 or me.lost[idx] or spec is None:
         return ""
-    w = maneuver_weapon(me, a.maneuver, None, a.offhand)
+    w = maneuver_weapon(me, spec, a.offhand)
     if w is None or w is not me.stats.weapons[idx]:
         return ""
     return f"with the {w.name.replace('_', ' ')}" + (" (off hand)" if a.offhand else "")

@@ -20,24 +20,26 @@ from vtm_sim.rules import RuleSet
 from vtm_sim.stats import TALENTS
 from vtm_sim.tables import (
     DAMAGE_TYPES,
+    HAND_USES,
     UNARMED,
     DamageType,
+    Effect,
     Maneuver,
+    Need,
     Tables,
     Weapon,
     WeaponClass,
+    WeaponUse,
 )
 
 DiceFor = Callable[[str], DiceSource]
+# MAN-10: an effect that may take the damage's place: (defender, attacker, successes,
+# log) -> whether it did (vtm_sim/effects.py: EFFECTS)
+InsteadOfDamage = Callable[[Combatant, Combatant, int, EventLog], bool]
 BASE_DIFFICULTY = 6  # ATK-4
 POINT_BLANK_YARDS = 2.0  # RNG-2
 POINT_BLANK_DIFFICULTY = 4
 MAX_RANGE_DIFFICULTY = 2  # RNG-2: +2 between short and twice the range
-CLOSE_MANEUVERS = frozenset({
-    "punch", "kick", "weapon_strike", "sweep", "tackle", "clinch", "hold", "bite", "kiss",
-    "disarm", "claws",
-})
-RANGED_MANEUVERS = frozenset({"single_shot", "burst", "full_auto", "spray", "thrown"})
 SHOOTING = frozenset({WeaponClass.FIREARM, WeaponClass.BOW, WeaponClass.CROSSBOW})
 
 # MAN-11: claws are natural weapons (Std damage Strength + 1)
@@ -85,7 +87,7 @@ class AttackPlan:
     extra_successes_add: bool  # ATK-5 / ATK-6
     close: bool
     rounds: int  # bullets (or thrown weapons) spent
-    effect: str | None = None
+    effect: Effect | None = None
     area: float = 0.0  # RNG-6: spray width in yards
     auto_hit: bool = False
     called: CalledShot | None = None
@@ -95,7 +97,7 @@ class AttackPlan:
     def __init__(
         self, maneuver: str, weapon: Weapon, ability: str, pool: int, difficulty: int,
         specialty: bool, damage_base: int, damage_auto: int, damage_type: DamageType,
-        extra_successes_add: bool, close: bool, rounds: int, effect: str | None = None,
+        extra_successes_add: bool, close: bool, rounds: int, effect: Effect | None = None,
         area: float = 0.0, auto_hit: bool = False, called: CalledShot | None = None,
         offhand: bool = False, no_damage: bool = False,
     ) -> None:
@@ -175,31 +177,54 @@ def claws_of(attacker: Combatant) -> Weapon | None:
     return None
 
 
-def maneuver_weapon(attacker: Combatant, maneuver: str, spec: Maneuver | None = None,
+def _autofire(w: Weapon) -> bool:
+    return w.cls is WeaponClass.FIREARM and w.autofire
+
+
+# What each kind of maneuver is made with (``weapon`` in configs/maneuvers.yaml), from
+# the attacker and the weapon in the hand it uses; None: it cannot be made now.
+WeaponOf = Callable[[Combatant, Weapon], Weapon | None]
+WEAPON_OF: dict[WeaponUse, WeaponOf] = {
+    WeaponUse.UNARMED: lambda c, w: UNARMED,
+    WeaponUse.MELEE: lambda c, w: w if w.cls is WeaponClass.MELEE else None,
+    WeaponUse.SHOOTING: lambda c, w: w if w.cls in SHOOTING else None,
+    WeaponUse.AUTOFIRE: lambda c, w: w if _autofire(w) else None,
+    WeaponUse.THROWN: lambda c, w: w if w.cls is WeaponClass.THROWN else None,
+    WeaponUse.CLAWS: lambda c, w: claws_of(c),  # MAN-11
+    # MAN-4: a staff or chain sweeps with Melee and its own damage, else bare legs do
+    WeaponUse.TRIP: lambda c, w: w if w.cls is WeaponClass.MELEE and w.trips else UNARMED,
+}
+# What each need asks of the attacker and the weapon in the hand it uses (``needs``).
+NeedCheck = Callable[[Combatant, Weapon], bool]
+NEEDS: dict[Need, NeedCheck] = {
+    # MAN-8: asked of each target (vtm_sim/options.py: Options._may_bite), not here
+    Need.GRAPPLE: lambda c, w: True,
+    Need.VAMPIRE: lambda c, w: c.vampire,
+    Need.CLAWS: lambda c, w: claws_of(c) is not None,  # MAN-11
+    Need.MELEE_WEAPON: lambda c, w: w.cls is WeaponClass.MELEE,
+    Need.AUTOFIRE: lambda c, w: _autofire(w),  # RNG-3/5/6
+}
+
+
+def unmet_need(attacker: Combatant, spec: Maneuver, offhand: bool = False) -> Need | None:
+    """The first of the maneuver's needs the attacker does not meet now (None: all met)."""
+    w, _ = hand_weapon(attacker, offhand)
+    for need in spec.needs:
+        if not NEEDS[need](attacker, w):
+            return need
+    return None
+
+
+def maneuver_weapon(attacker: Combatant, spec: Maneuver,
                     offhand: bool = False) -> Weapon | None:
     """The weapon a maneuver uses, or None if the attacker cannot perform it."""
     w, idx = hand_weapon(attacker, offhand)
-    uses_hand = maneuver in RANGED_MANEUVERS or maneuver in ("weapon_strike", "disarm")
-    if uses_hand and idx >= 0 and attacker.jammed[idx]:
+    if idx >= 0 and attacker.jammed[idx] and spec.weapon in HAND_USES:
         return None  # CPX-6: a jammed (or unstrung) weapon must be cleared first
-    needs = spec.needs if spec is not None else []
-    if "vampire" in needs and not attacker.vampire:
-        return None
-    if maneuver == "claws":
-        return claws_of(attacker)
-    if maneuver == "sweep":
-        return w if w.cls is WeaponClass.MELEE and w.trips else UNARMED
-    if maneuver in ("punch", "kick", "tackle", "clinch", "hold", "bite", "kiss"):
-        return UNARMED
-    if maneuver in ("weapon_strike", "disarm"):
-        return w if w.cls is WeaponClass.MELEE else None
-    if maneuver == "single_shot":
-        return w if w.cls in SHOOTING else None
-    if maneuver in ("burst", "full_auto", "spray"):
-        return w if w.cls is WeaponClass.FIREARM and w.autofire else None
-    if maneuver == "thrown":
-        return w if w.cls is WeaponClass.THROWN else None
-    return None
+    for need in spec.needs:
+        if not NEEDS[need](attacker, w):
+            return None
+    return WEAPON_OF[spec.weapon](attacker, w)
 
 
 def range_modifier(weapon: Weapon, distance: float) -> int | None:
@@ -278,7 +303,6 @@ def rate_cost(weapon: Weapon, spec: Maneuver, rules: RuleSet) -> int:
 
 def attack_numbers(
     attacker: Combatant,
-    maneuver: str,
     spec: Maneuver,
     weapon: Weapon,
     rules: RuleSet,
@@ -297,7 +321,7 @@ def attack_numbers(
     difficulty = BASE_DIFFICULTY + spec.difficulty + difficulty_mod + sit.difficulty
     rounds = 0
     cls = weapon.cls
-    if maneuver not in CLOSE_MANEUVERS:
+    if not spec.close:
         if cls is WeaponClass.FIREARM and not rules.firearms_allowed:
             return None
         idx = attacker.offhand if offhand else attacker.wielding
@@ -312,8 +336,8 @@ def attack_numbers(
     ability = spec.ability
     if cls is WeaponClass.BOW or cls is WeaponClass.CROSSBOW:
         ability = "archery"  # ATK-2
-    elif maneuver == "sweep" and cls is WeaponClass.MELEE:
-        ability = "melee"  # MAN-4 with a staff or chain
+    elif weapon.trips:
+        ability = "melee"  # MAN-4: a staff or chain sweeps with Melee
     stats = attacker.stats
     level = stats.abilities.get(ability, 0)
     if level == 0 and ability not in TALENTS:
@@ -359,17 +383,17 @@ def plan_attack(
     if spec is None:
         return None
     if weapon is None:
-        weapon = maneuver_weapon(attacker, maneuver, spec, offhand)
+        weapon = maneuver_weapon(attacker, spec, offhand)
         if weapon is None:
             return None
-    if offhand and attacker.offhand < 0:
-        return None
-    if called is not None and spec.magazine:
-        return None  # RNG-5/6: no called shot with autofire
+    if offhand and (attacker.offhand < 0 or not spec.offhand):
+        return None  # RNG-9: the maneuver's row says which hands may make it
+    if called is not None and not spec.called_shot:
+        return None  # RNG-8 (none with full auto or spray)
     sit = situation or Situation()
     dist = attacker.distance(target) if distance is None else distance
     if numbers is None:
-        numbers = attack_numbers(attacker, maneuver, spec, weapon, rules, sit, dist,
+        numbers = attack_numbers(attacker, spec, weapon, rules, sit, dist,
                                  penalty=penalty, difficulty_mod=difficulty_mod, offhand=offhand)
     if numbers is None:
         return None
@@ -384,15 +408,13 @@ def plan_attack(
     damage_auto = 0
     if dmg.weapon and not weapon.strength_based:
         base = weapon.damage + dmg.bonus
-    elif maneuver == "claws":
-        base = attacker.attr("strength") + dmg.bonus
-        damage_auto = stats.disciplines.get("potence", 0)  # VAMP-5 (Std)
     else:
         bonus = (weapon.strength_bonus or 0) if (dmg.weapon or weapon.trips) else 0
         base = attacker.attr("strength") + bonus + dmg.bonus
         if weapon.cls is not WeaponClass.THROWN:
-            damage_auto = stats.disciplines.get("potence", 0)  # VAMP-5 (Std): melee and brawl
-    if dmg.type in ("weapon", "claws") or (maneuver == "sweep" and weapon.trips):
+            # VAMP-5 (Std): melee, brawl and claws
+            damage_auto = stats.disciplines.get("potence", 0)
+    if dmg.type in ("weapon", "claws") or weapon.trips:  # MAN-4: a trip weapon's own type
         dtype = weapon.damage_type
     elif dmg.type == "none":
         dtype = DamageType.BASHING
@@ -401,8 +423,8 @@ def plan_attack(
     return AttackPlan(
         maneuver, weapon, ability, pool, difficulty, ability in stats.specialties,
         base + damage_bonus, damage_auto, dtype, extra_successes_add(weapon, rules),
-        maneuver in CLOSE_MANEUVERS, rounds, spec.effect, spec.area, sit.auto_hit, called,
-        offhand, dmg.type == "none",
+        spec.close, rounds, spec.effect, spec.area, sit.auto_hit, called,
+        offhand, spec.no_damage,
     )
 
 
@@ -498,12 +520,16 @@ def resolve_attack(
     attack_roll: Roll | None = None,
     successes: int | None = None,
     spray: bool = False,
+    instead_of_damage: InsteadOfDamage | None = None,
 ) -> AttackOutcome:
     """Roll an attack through the whole chain and apply it to the defender.
 
     ``attack_roll``/``successes`` let autofire spray hand each target its
     share of one roll; with ``spray`` the share left after the target's dodge
     is added to the damage pool whole (RNG-6, as 000 words it).
+    ``instead_of_damage`` is the plan's effect when it may take the damage's
+    place (MAN-10; ``vtm_sim.effects.instead_of_damage(plan)``): given the net
+    attack successes or the damage successes, as ``disarm_successes`` says.
     """
     a = attack_roll if attack_roll is not None else roll_attack(
         plan, attacker, rules, dice_for, log, willpower=willpower)
@@ -531,8 +557,10 @@ def resolve_attack(
                   "net": max(net, 0)})
         return AttackOutcome(a, d_roll, None, None, max(net, 0), 0, dtype, False)
     log.emit({"e": EventKind.HIT, "who": attacker.id, "target": defender.id, "net": net})
-    disarm = plan.effect == "disarm"
-    if disarm and rules.disarm_successes == "attack" and _disarm(defender, attacker, net, log):
+    instead = instead_of_damage  # MAN-10: disarm_successes says which successes count
+    if instead is not None and rules.disarm_successes == "attack" and instead(
+        defender, attacker, net, log
+    ):
         return AttackOutcome(a, d_roll, None, None, net, 0, dtype, False, disarmed=True)
     if plan.no_damage:
         return AttackOutcome(a, d_roll, None, None, net, 0, dtype, False)
@@ -540,13 +568,15 @@ def resolve_attack(
     extra = net if spray else (net - 1 if plan.extra_successes_add else 0)
     dmg_pool = max(1, plan.damage_base + extra)  # DMG-2, DMG-3
     dmg, dealt = roll_damage(attacker.id, dmg_pool, plan.damage_auto, dice_for, log)
-    if disarm and rules.disarm_successes == "damage" and _disarm(defender, attacker, dealt, log):
+    if instead is not None and rules.disarm_successes == "damage" and instead(
+        defender, attacker, dealt, log
+    ):
         return AttackOutcome(a, d_roll, dmg, None, net, 0, dtype, False, disarmed=True)
     return soak_damage(defender, dmg, dealt, dtype, rules, dice_for, log, turn, a, d_roll, net,
                        elemental)
 
 
-def _disarm(defender: Combatant, attacker: Combatant, successes: int, log: EventLog) -> bool:
+def disarm(defender: Combatant, attacker: Combatant, successes: int, log: EventLog) -> bool:
     """MAN-10: more successes than the defender's Strength take its weapon (no damage)."""
     w, idx = hand_weapon(defender, False)
     if idx < 0 or successes <= defender.attr("strength"):

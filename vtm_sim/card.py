@@ -155,7 +155,7 @@ def _row(b: Battle, plan: AttackPlan, foe: Combatant, defend: bool, ready: bool)
     kind = best_defense(foe, plan, room=not b.field.cramped) if defend else DefenseKind.NONE
     d_pool = defense_pool(foe, kind, 0) if kind is not DefenseKind.NONE else 0
     extra = b.opponents_modifier(foe) + b.physical_difficulty(foe)
-    spray = SPRAY_DODGE if plan.maneuver == "spray" else 0
+    spray = SPRAY_DODGE if plan.area > 0 else 0  # RNG-6
     dtype = effective_damage_type(plan.damage_type, plan.weapon, foe, rules)
     s_pool = soak_pool_of(foe, dtype, rules, elemental=plan.weapon.elemental)
     dist = plan_odds(plan, foe, rules, kind, defense_extra=extra)

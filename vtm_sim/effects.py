@@ -2,17 +2,23 @@
 
 A mixin of :class:`vtm_sim.battle.Battle`: each method rolls what it needs
 from the battle's dice, logs it, and changes the combatants' state.
+:data:`EFFECTS` maps each maneuver ``effect`` of ``configs/maneuvers.yaml``
+to the one function that carries it out.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
+from dataclasses import dataclass
 
 from vtm_sim.attack import (
     AttackOutcome,
     AttackPlan,
+    InsteadOfDamage,
     apply_damage,
     apply_levels,
+    disarm,
     effective_damage_type,
     hand_weapon,
     log_roll,
@@ -24,7 +30,7 @@ from vtm_sim.dice import DiceSource, Roll, roll
 from vtm_sim.events import EventKind, EventLog
 from vtm_sim.rules import RuleSet
 from vtm_sim.space import Field
-from vtm_sim.tables import DamageType, Tables, WeaponClass
+from vtm_sim.tables import DamageType, Effect, Maneuver, Tables, WeaponClass
 
 KNOCKDOWN_DIFFICULTY = 6  # CPX-4
 SWEEP_DIFFICULTY = 6  # MAN-4
@@ -222,7 +228,8 @@ class Effects:
 
     def mishap(self, c: Combatant, plan: AttackPlan, target: Combatant) -> None:
         """CPX-6: a botched attack draws its effect from the mishap table."""
-        table = "disarm" if plan.maneuver == "disarm" else plan.weapon.cls.value
+        spec = self.tables.maneuvers.get(plan.maneuver)
+        table = spec.mishaps if spec is not None and spec.mishaps else plan.weapon.cls.value
         r = roll(1, 2, self.dice, damage=True)
         log_roll(self.log, c.id, "mishap", r)
         effect = self.tables.mishaps.effect(table, r.faces[0])
@@ -273,3 +280,59 @@ class Effects:
         apply_damage(c.id, ally, max(1, base), auto,
                      effective_damage_type(plan.damage_type, plan.weapon, ally, self.rules),
                      self.rules, self._dice_for, self.log, self.turn)
+
+
+# --- maneuver effects ---------------------------------------------------------
+AfterHit = Callable[[Effects, Combatant, Combatant], None]  # (battle, attacker, target)
+
+
+@dataclass(frozen=True, slots=True)
+class EffectRule:
+    """What one maneuver effect does, by one function: once the hit is soaked and
+    marked (``after_hit``, in battles), or in the damage's place (``instead``,
+    MAN-10, in every attack chain: ``resolve_attack``'s ``instead_of_damage``)."""
+
+    after_hit: AfterHit | None = None
+    instead: InsteadOfDamage | None = None
+
+
+def _knockdown(b: Effects, a: Combatant, v: Combatant) -> None:
+    b.sweep_effect(v)  # MAN-4
+
+
+def _tackle(b: Effects, a: Combatant, v: Combatant) -> None:
+    b.tackle_effect(a, v)  # MAN-5
+
+
+def _clinch(b: Effects, a: Combatant, v: Combatant) -> None:
+    b.start_clinch(a, v)  # MAN-6
+
+
+def _hold(b: Effects, a: Combatant, v: Combatant) -> None:
+    b.start_hold(a, v)  # MAN-7
+
+
+def _feed(b: Effects, a: Combatant, v: Combatant) -> None:
+    if v.active:
+        b.start_feeding(a, v)  # MAN-9
+
+
+EFFECTS: dict[Effect, EffectRule] = {
+    Effect.KNOCKDOWN: EffectRule(after_hit=_knockdown),
+    Effect.TACKLE: EffectRule(after_hit=_tackle),
+    Effect.CLINCH: EffectRule(after_hit=_clinch),
+    Effect.HOLD: EffectRule(after_hit=_hold),
+    Effect.FEED: EffectRule(after_hit=_feed),
+    Effect.DISARM: EffectRule(instead=disarm),  # MAN-10
+}
+
+
+def instead_of_damage(plan: AttackPlan) -> InsteadOfDamage | None:
+    """The plan's effect if it may take the damage's place (MAN-10), else None."""
+    return None if plan.effect is None else EFFECTS[plan.effect].instead
+
+
+def hurts(spec: Maneuver) -> bool:
+    """Whether a maneuver is meant to hurt: it deals damage, and no effect may take
+    the damage's place (not hold, kiss or disarm)."""
+    return not spec.no_damage and (spec.effect is None or EFFECTS[spec.effect].instead is None)

@@ -24,7 +24,6 @@ from dataclasses import dataclass
 
 from vtm_sim.attack import (
     BASE_DIFFICULTY,
-    CLOSE_MANEUVERS,
     AttackOutcome,
     AttackPlan,
     DiceFor,
@@ -36,14 +35,17 @@ from vtm_sim.attack import (
     reach_of,
     resolve_attack,
     roll_attack,
+    unmet_need,
 )
 from vtm_sim.battle import sheet_of
 from vtm_sim.choices import CalledShot, DefenseKind
 from vtm_sim.combatant import Combatant
 from vtm_sim.dice import DiceSource
+from vtm_sim.effects import instead_of_damage
 from vtm_sim.errors import IllegalActionError
 from vtm_sim.events import Event, EventKind, EventLog
 from vtm_sim.forecast import plan_odds
+from vtm_sim.maneuver import Need, WeaponUse
 from vtm_sim.rules import RuleSet, load_rules
 from vtm_sim.state import SPRAY_DODGE, spray_shares
 from vtm_sim.stats import StatBlock
@@ -102,21 +104,36 @@ class ExchangeResult:
     events: tuple[Event, ...]
 
 
-def default_maneuver(weapon: Weapon) -> str:
-    """The plain attack with a weapon: a strike, a shot, a throw, or a punch."""
-    cls = weapon.cls
-    if cls is WeaponClass.MELEE:
-        return "weapon_strike"
-    if cls is WeaponClass.THROWN:
-        return "thrown"
-    if cls is WeaponClass.UNARMED:
-        return "punch"
-    return "single_shot"
+# needs about the weapon in hand: an unmet one is told as the wrong weapon
+_HAND_NEEDS = frozenset({Need.MELEE_WEAPON, Need.AUTOFIRE})
+# the kind of maneuver a weapon class is plainly used in
+_PLAIN_USE = {
+    WeaponClass.UNARMED: WeaponUse.UNARMED,
+    WeaponClass.MELEE: WeaponUse.MELEE,
+    WeaponClass.THROWN: WeaponUse.THROWN,
+    WeaponClass.FIREARM: WeaponUse.SHOOTING,
+    WeaponClass.BOW: WeaponUse.SHOOTING,
+    WeaponClass.CROSSBOW: WeaponUse.SHOOTING,
+}
 
 
-def default_distance(maneuver: str) -> float:
+def default_maneuver(weapon: Weapon, tables: Tables | None = None) -> str:
+    """The plain attack with a weapon: a strike, a shot, a throw, or a punch.
+
+    The first row of the maneuver table made with that kind of weapon, with no
+    effect, area or grapple.
+    """
+    use = _PLAIN_USE[weapon.cls]
+    for m, spec in (tables or load_tables()).maneuvers.items():
+        if spec.weapon is use and spec.effect is None and spec.area == 0 and not spec.grapple:
+            return m
+    raise ExchangeError("maneuver", f"no plain {use.value} maneuver in the maneuver table")
+
+
+def default_distance(maneuver: str, tables: Tables | None = None) -> float:
     """Yards between the two when none are given: in reach, or a short shot."""
-    return CLOSE_DISTANCE if maneuver in CLOSE_MANEUVERS else RANGED_DISTANCE
+    spec = (tables or load_tables()).maneuvers.get(maneuver)
+    return CLOSE_DISTANCE if spec is not None and spec.close else RANGED_DISTANCE
 
 
 def _wield(c: Combatant, weapon: str | None) -> None:
@@ -142,7 +159,11 @@ def _plan(
     if spec is None:
         known = ", ".join(sorted(tables.maneuvers))
         raise ExchangeError("maneuver", f"unknown maneuver {maneuver!r} (expected one of {known})")
-    weapon = maneuver_weapon(attacker, maneuver)
+    weapon = maneuver_weapon(attacker, spec)
+    need = unmet_need(attacker, spec) if weapon is None else None
+    if need is not None and need not in _HAND_NEEDS:
+        raise ExchangeError(
+            "maneuver", f"{attacker.name} cannot use {maneuver}: it needs {need.value}")
     if weapon is None:
         raise ExchangeError(
             "maneuver",
@@ -150,7 +171,7 @@ def _plan(
             f"{attacker.weapon.name.replace('_', ' ')} in hand",
             others=("weapon",),
         )
-    if maneuver in CLOSE_MANEUVERS:
+    if spec.close:
         reach = reach_of(spec)
         if distance > reach:
             raise ExchangeError(
@@ -227,8 +248,8 @@ def _setup(
     tables = tables if tables is not None else load_tables()
     a = Combatant.create(ATTACKER, attacker, ATTACKER, tables)
     _wield(a, weapon)
-    man = maneuver if maneuver is not None else default_maneuver(a.weapon)
-    dist = float(distance if distance is not None else default_distance(man))
+    man = maneuver if maneuver is not None else default_maneuver(a.weapon, tables)
+    dist = float(distance if distance is not None else default_distance(man, tables))
     d = Combatant.create(DEFENDER, defender, DEFENDER, tables, dist)
     plan = _plan(a, d, man, dist, rules, tables, situation, called)
     _check_defense(d, plan, defense)
@@ -294,17 +315,17 @@ def resolve_exchange(
     log.emit(ev)
     if kind is not DefenseKind.NONE:
         log.emit({"e": EventKind.DEFENSE, "who": d.id, "kind": kind.value, "against": a.id})
-    if plan.maneuver == "spray":  # RNG-6: the defender is the lone target in the area
+    if plan.area > 0:  # RNG-6: the defender is the lone target in the area
         atk = roll_attack(plan, a, s.rules, dice_for, log)
         shares = spray_shares(atk.successes, 1)
         log.emit({"e": EventKind.ACTION, "who": a.id, "action": "spray", "targets": [d.id],
                   "shares": shares})
         out = resolve_attack(plan, a, d, kind, 0, BASE_DIFFICULTY + SPRAY_DODGE, s.rules,
                              dice_for, log, TURN, attack_roll=atk, successes=shares[0],
-                             spray=True)
+                             spray=True, instead_of_damage=instead_of_damage(plan))
     else:
         out = resolve_attack(plan, a, d, kind, 0, BASE_DIFFICULTY, s.rules, dice_for, log,
-                             TURN)
+                             TURN, instead_of_damage=instead_of_damage(plan))
     return ExchangeResult(a, d, s.distance, plan, kind, out, tuple(log.events))
 
 

@@ -17,6 +17,7 @@ from typing import Any
 
 from vtm_sim.attack import AttackPlan
 from vtm_sim.choices import Action, CalledShot, DecisionKind, DefenseKind, choice_from_json
+from vtm_sim.maneuver import Effect
 from vtm_sim.symbol import Symbol
 from vtm_sim.tables import DamageType, Tables, Weapon
 
@@ -152,7 +153,8 @@ def plan_to_json(p: AttackPlan) -> dict[str, Any]:
         "difficulty": p.difficulty, "specialty": p.specialty, "damage_base": p.damage_base,
         "damage_auto": p.damage_auto, "damage_type": p.damage_type.value,
         "extra_successes_add": p.extra_successes_add, "close": p.close, "rounds": p.rounds,
-        "effect": p.effect, "area": p.area, "auto_hit": p.auto_hit,
+        "effect": None if p.effect is None else p.effect.value, "area": p.area,
+        "auto_hit": p.auto_hit,
         "called": None if p.called is None else p.called.value, "offhand": p.offhand,
         "no_damage": p.no_damage,
     }
@@ -160,12 +162,13 @@ def plan_to_json(p: AttackPlan) -> dict[str, Any]:
 
 def plan_from_json(d: dict[str, Any], tables: Tables) -> AttackPlan:
     called = d.get("called")
+    effect = d.get("effect")
     return AttackPlan(
         str(d["maneuver"]), weapon_named(str(d["weapon"]), tables), str(d["ability"]),
         int(d["pool"]), int(d["difficulty"]), bool(d["specialty"]), int(d["damage_base"]),
         int(d["damage_auto"]), DamageType(d["damage_type"]), bool(d["extra_successes_add"]),
-        bool(d["close"]), int(d["rounds"]), d.get("effect"), float(d["area"]),
-        bool(d["auto_hit"]), None if called is None else CalledShot(called),
+        bool(d["close"]), int(d["rounds"]), None if effect is None else Effect(effect),
+        float(d["area"]), bool(d["auto_hit"]), None if called is None else CalledShot(called),
         bool(d["offhand"]), bool(d["no_damage"]),
     )
 

@@ -45,7 +45,7 @@ def plan_odds(
     opponents, CPX-1 blind, ...); ``willpower``: the attack spends a Willpower
     point (DICE-8).
     """
-    spray = plan.maneuver == "spray"
+    spray = plan.area > 0  # RNG-6: a lone target in the area of fire
     d_pool, d_spec = 0, None
     if defense is not DefenseKind.NONE:
         d_pool = defense_pool(defender, defense, defense_penalty)
@@ -82,7 +82,7 @@ def plan_hit_chance(
 ) -> float:
     """P(``plan``'s net successes beat ``defender``'s ``defense``): the chance to hit
     (arguments as :func:`plan_odds`)."""
-    spray = plan.maneuver == "spray"
+    spray = plan.area > 0  # RNG-6: a lone target in the area of fire
     d_pool, d_spec = 0, None
     if defense is not DefenseKind.NONE:
         d_pool = defense_pool(defender, defense, defense_penalty)

@@ -5,7 +5,6 @@ from __future__ import annotations
 from functools import cache
 
 from vtm_sim.attack import (
-    CLOSE_MANEUVERS,
     SHOOTING,
     Situation,
     attack_numbers,
@@ -24,18 +23,15 @@ from vtm_sim.choices import (
     shared,
 )
 from vtm_sim.combatant import Combatant
+from vtm_sim.maneuver import Maneuver, WeaponUse, names_where
 from vtm_sim.movement import walk_speed
 from vtm_sim.state import (
     ADJACENT_YARDS,
-    CALLABLE,
-    GRAPPLE_MANEUVERS,
-    HAND_MANEUVERS,
-    MANEUVERS,
     REACH_SLACK,
     BattleState,
 )
 from vtm_sim.stats import StatBlock
-from vtm_sim.tables import Maneuver, Tables, Weapon, WeaponClass
+from vtm_sim.tables import Tables, Weapon, WeaponClass
 
 
 class Options(BattleState):
@@ -61,11 +57,11 @@ class Options(BattleState):
         for t in self.enemies(c):
             bases: dict[tuple[bool, bool], Situation | None] = {}
             approaches: dict[float, tuple[float, int] | None] = {}
-            bite = self._may_bite(c, t)
+            grappled = self._may_bite(c, t)
             tw = hand_weapon(t, False)[0]
             longer = tw.length if tw.cls is WeaponClass.MELEE else -1
             for m, spec, off, close, w in candidates:
-                if m in GRAPPLE_MANEUVERS and not bite:
+                if spec.grapple and not grappled:  # MAN-8
                     continue
                 move_pen = 0
                 if close:
@@ -87,11 +83,11 @@ class Options(BattleState):
                     continue
                 if close and longer > w.length:
                     sit = Situation(sit.dice - 1, sit.difficulty, sit.auto_hit)  # ATK-9
-                nums = attack_numbers(c, m, spec, w, rules, sit, dist,
+                nums = attack_numbers(c, spec, w, rules, sit, dist,
                                       penalty=penalty + move_pen, offhand=off)
                 if nums is None or nums[0] <= 0:  # DICE-7: a pool of 0 cannot be rolled
                     continue
-                variants = attack_actions(m, t.id, off)
+                variants = attack_actions(m, t.id, off, spec.called_shot)
                 opts.extend(variants)
                 self._plans[id(variants[0])] = (t.id, m, off, penalty + move_pen,
                                             dist if close else None, sit, w, nums)
@@ -107,20 +103,18 @@ class Options(BattleState):
         if got is not None:
             return got[2]
         out: list[Candidate] = []
-        for m in MANEUVERS:
-            spec = self.tables.maneuvers.get(m)
-            if spec is None:
-                continue
-            close = m in CLOSE_MANEUVERS
-            if (close and c.prone) or (c.grappling and m not in GRAPPLE_MANEUVERS):
+        for m, spec in self.tables.maneuvers.items():  # in table order
+            close = spec.close
+            # MAN-6/7: a grappler attacks only with what needs the grapple
+            if (close and c.prone) or (c.grappling and not spec.grapple):
                 continue
             for off in hands:
-                if off and m not in HAND_MANEUVERS:
+                if off and not spec.offhand:  # RNG-9
                     continue
-                w = maneuver_weapon(c, m, spec, off)
+                w = maneuver_weapon(c, spec, off)
                 if w is None:
                     continue
-                if not close and not self._rate_allows(c, m, spec, off):
+                if not close and not self._rate_allows(c, spec, off):
                     continue
                 out.append((m, spec, off, close, w))
         if len(_CANDIDATES) > CACHE_LIMIT:
@@ -142,11 +136,11 @@ class Options(BattleState):
             or (since == self.turn - 1 and c.distance(t) <= ADJACENT_YARDS + REACH_SLACK)
         )
 
-    def _rate_allows(self, c: Combatant, maneuver: str, spec: Maneuver, offhand: bool) -> bool:
+    def _rate_allows(self, c: Combatant, spec: Maneuver, offhand: bool) -> bool:
         """RNG-4: fire a turn up to the weapon's rate (RNG-9: each weapon's)."""
         w, idx = hand_weapon(c, offhand)
         if idx < 0:
-            return maneuver != "thrown"
+            return False  # every ranged row shoots or throws the weapon in hand
         return c.shots.get(idx, 0) + rate_cost(w, spec, self.rules) <= w.rate
 
     def _action_options(self, c: Combatant, *, first: bool, interrupt: bool,
@@ -193,11 +187,14 @@ class Options(BattleState):
                 c.stats.ability(skill) >= 1
             ):
                 walk = walk_speed(self.tables)
+                shots = names_where(self.tables.maneuvers, "shots", _shooting)
                 for t in self.enemies(c):
-                    if t.moved <= walk and self.plan(
-                        c.id, Action(ActionKind.ATTACK, "single_shot", t.id)
-                    ) is not None:
-                        opts.append(action(ActionKind.AIM, t.id))  # RNG-7
+                    if t.moved > walk:
+                        continue
+                    for m in shots:  # RNG-7: a possible shot (single shot)
+                        if self.plan(c.id, Action(ActionKind.ATTACK, m, t.id)) is not None:
+                            opts.append(action(ActionKind.AIM, t.id))
+                            break
         for i in range(len(c.stats.weapons)):
             if i != c.wielding and i != c.offhand and not c.lost[i]:
                 opts.append(action(ActionKind.DRAW, weapon=i))  # ACT-5
@@ -221,6 +218,10 @@ class Options(BattleState):
         return tuple(opts)
 
 
+def _shooting(spec: Maneuver) -> bool:
+    return spec.weapon is WeaponUse.SHOOTING  # RNG-7: a shot to aim for (single shot)
+
+
 # usable maneuvers: (maneuver, spec, off hand, close, weapon)
 Candidate = tuple[str, Maneuver, bool, bool, Weapon]
 CACHE_LIMIT = 4096  # entries in the memo of usable maneuvers
@@ -228,13 +229,14 @@ _CANDIDATES: dict[tuple[object, ...], tuple[Tables, StatBlock, list[Candidate]]]
 
 
 @cache
-def attack_actions(m: str, target: int, off: bool) -> tuple[Action, ...]:
-    """The ATTACK choices for one maneuver and target: plain, then called shots.
+def attack_actions(m: str, target: int, off: bool, called: bool) -> tuple[Action, ...]:
+    """The ATTACK choices for one maneuver and target: plain, then (if ``called``, the
+    row's ``called_shot``, RNG-8) called shots.
 
     Shared and immutable, so a choice can be found in an option list by identity.
     """
     plain = shared(Action(ActionKind.ATTACK, m, target, offhand=off))
-    if m not in CALLABLE:
+    if not called:
         return (plain,)
     return (plain,) + tuple(
         shared(Action(ActionKind.ATTACK, m, target, called=k, offhand=off)) for k in CalledShot

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from vtm_sim.attack import RANGED_MANEUVERS, SHOOTING, defense_pool, hand_weapon
+from vtm_sim.attack import SHOOTING, defense_pool, hand_weapon
 from vtm_sim.battle import Battle
 from vtm_sim.choices import (
     Action,
@@ -18,8 +18,12 @@ from vtm_sim.choices import (
     Defense,
     DefenseKind,
 )
+from vtm_sim.effects import hurts
+from vtm_sim.maneuver import Maneuver, names_where
 
-NO_DAMAGE = frozenset({"hold", "kiss", "disarm"})
+
+def _bites(spec: Maneuver) -> bool:
+    return spec.grapple and hurts(spec)  # MAN-8: a bite (not the kiss)
 
 
 class NearestEnemyPolicy:
@@ -71,7 +75,8 @@ class NearestEnemyPolicy:
         me = battle.combatants[decision.actor]
         best: Choice = decision.options[0]
         best_pool = 0
-        ranged = decision.maneuver in RANGED_MANEUVERS
+        spec = battle.tables.maneuvers.get(decision.maneuver or "")
+        ranged = spec is not None and not spec.close
         if ranged and not me.prone and battle.field.nearest_cover(me.x, me.y, 1.0) is None and (
             hand_weapon(me, False)[0].cls not in SHOOTING
         ):
@@ -90,8 +95,10 @@ class NearestEnemyPolicy:
         for o in actions:
             if o.kind is ActionKind.FEED:
                 return o
+        table = battle.tables.maneuvers
+        hurting, bites = names_where(table, "hurts", hurts), names_where(table, "bites", _bites)
         for o in actions:  # MAN-8: a vampire in a clinch bites rather than squeezes
-            if o.kind is ActionKind.ATTACK and o.maneuver == "bite" and o.called is None:
+            if o.kind is ActionKind.ATTACK and o.maneuver in bites and o.called is None:
                 return o
         for kind in (ActionKind.CRUSH, ActionKind.BREAK_FREE):
             for o in actions:
@@ -105,7 +112,7 @@ class NearestEnemyPolicy:
         attacks = [
             o for o in actions
             if o.kind is ActionKind.ATTACK and o.called is None and not o.offhand
-            and o.maneuver not in NO_DAMAGE
+            and o.maneuver in hurting
         ]
         if attacks:
 

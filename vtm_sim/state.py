@@ -11,7 +11,6 @@ from __future__ import annotations
 import math
 
 from vtm_sim.attack import (
-    CLOSE_MANEUVERS,
     AttackNumbers,
     AttackPlan,
     Situation,
@@ -28,6 +27,7 @@ from vtm_sim.combatant import Combatant
 from vtm_sim.effects import Effects
 from vtm_sim.events import EventKind
 from vtm_sim.flow import Frame
+from vtm_sim.maneuver import Maneuver
 from vtm_sim.movement import approach_cost, burden, run_allowance
 from vtm_sim.space import CoverLevel, Lighting
 from vtm_sim.tables import Weapon, WeaponClass
@@ -35,21 +35,12 @@ from vtm_sim.tables import Weapon, WeaponClass
 LOG_VERSION = 1
 STATE_FORMAT = "vtm_sim.state"  # the "format" of a saved battle (Battle.to_state)
 STATE_VERSION = 1
-# Every attack maneuver, in a fixed order (environments build their action space on it).
-MANEUVERS = (
-    "punch", "kick", "weapon_strike", "sweep", "tackle", "clinch", "hold", "bite", "kiss",
-    "disarm", "claws", "single_shot", "burst", "full_auto", "spray", "thrown",
-)
 ENGAGE_YARDS = 2.0  # ATK-8: an enemy this close is engaging the character
 ADJACENT_YARDS = 1.0
 REACH_SLACK = 0.01  # positions are rounded to 1/1000 yard: this close counts as in reach
 DODGE_YARDS = 1.0  # DEF-5: room a dodge under fire needs to reach cover
 SPRAY_DODGE = 1  # RNG-6: dodging autofire spray is +1 difficulty
 FLANK_COS = 0.5  # ATK-7: within 60 degrees of facing is the front, beyond 120 behind
-GRAPPLE_MANEUVERS = frozenset({"bite", "kiss"})  # MAN-6/7: all a grappler may attack with
-HAND_MANEUVERS = frozenset({"weapon_strike", "disarm", "single_shot", "burst", "thrown"})
-CALLABLE = frozenset({"punch", "kick", "weapon_strike", "claws", "single_shot", "burst",
-                      "thrown"})  # RNG-8: no called shot with full auto or spray
 
 
 def spray_shares(successes: int, targets: int) -> list[int]:
@@ -152,11 +143,12 @@ class BattleState(Effects):
     def situation(self, c: Combatant, t: Combatant, maneuver: str,
                   offhand: bool = False) -> Situation | None:
         """Battlefield and state modifiers for ``c`` attacking ``t`` (None: impossible)."""
-        close = maneuver in CLOSE_MANEUVERS
+        spec = self.tables.maneuvers.get(maneuver)
+        close = spec is not None and spec.close
         base = self._base_situation(c, t, close, offhand)
-        if base is None or not close:
+        if base is None or spec is None or not close:
             return base
-        return self._with_length(base, c, t, maneuver, offhand)
+        return self._with_length(base, c, t, spec, offhand)
 
     def _base_situation(self, c: Combatant, t: Combatant, close: bool,
                         offhand: bool) -> Situation | None:
@@ -190,12 +182,12 @@ class BattleState(Effects):
             dice += self._surprise[2]  # ATK-11
         return Situation(dice, diff, auto)
 
-    def _with_length(self, base: Situation, c: Combatant, t: Combatant, maneuver: str,
+    def _with_length(self, base: Situation, c: Combatant, t: Combatant, spec: Maneuver,
                      offhand: bool) -> Situation:
         """ATK-9: held off by a longer weapon, one die less."""
         tw, _ = hand_weapon(t, False)
         if tw.cls is WeaponClass.MELEE:
-            mine = maneuver_weapon(c, maneuver, self.tables.maneuvers[maneuver], offhand)
+            mine = maneuver_weapon(c, spec, offhand)
             if mine is not None and tw.length > mine.length:
                 return Situation(base.dice - 1, base.difficulty, base.auto_hit)
         return base
@@ -213,12 +205,15 @@ class BattleState(Effects):
             return None
         if action.target is None:
             return None
+        spec = self.tables.maneuvers.get(action.maneuver)
+        if spec is None:
+            return None
         c, t = self.combatants[actor], self.combatants[action.target]
         move_pen, dist = 0, None
-        if action.maneuver in CLOSE_MANEUVERS:
+        if spec.close:
             if c.prone:
                 return None
-            reach = reach_of(self.tables.maneuvers[action.maneuver])
+            reach = reach_of(spec)
             app = self.approach(c, t, reach)
             if app is None:
                 return None

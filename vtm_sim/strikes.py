@@ -7,7 +7,6 @@ from typing import Any
 
 from vtm_sim.attack import (
     BASE_DIFFICULTY,
-    CLOSE_MANEUVERS,
     AttackOutcome,
     AttackPlan,
     defense_pool,
@@ -31,6 +30,7 @@ from vtm_sim.choices import (
     defenses,
 )
 from vtm_sim.combatant import Combatant
+from vtm_sim.effects import EFFECTS, instead_of_damage
 from vtm_sim.events import EventKind
 from vtm_sim.flow import (
     ATTACK_DEFENDING,
@@ -79,7 +79,7 @@ class Strikes(Options):
                 return None
             f.plan = plan
             f.wp = self._use_willpower(c)
-            if plan.maneuver == "spray":
+            if plan.area > 0:  # RNG-6: everyone in the area
                 half = plan.area / 2
                 f.ids = [o.id for o in sorted(
                     (o for o in self.combatants
@@ -114,8 +114,9 @@ class Strikes(Options):
         assert a.maneuver is not None
         m = a.maneuver
         move_pen = 0
-        if m in CLOSE_MANEUVERS:
-            app = self.approach(c, t, reach_of(self.tables.maneuvers[m]))
+        spec = self.tables.maneuvers.get(m)
+        if spec is not None and spec.close:
+            app = self.approach(c, t, reach_of(spec))
             if app is not None and app[0] > 0:
                 move_pen = app[1]
                 self._move(c, t, app[0])
@@ -150,7 +151,8 @@ class Strikes(Options):
             return
         d_diff = BASE_DIFFICULTY + self.opponents_modifier(t) + self.physical_difficulty(t)
         out = resolve_attack(plan, c, t, defense, d_pen, d_diff, self.rules, self._dice_for,
-                             self.log, self.turn, attack_roll=atk)
+                             self.log, self.turn, attack_roll=atk,
+                             instead_of_damage=instead_of_damage(plan))
         if defense is DefenseKind.DODGE and plan.ranged:
             self._dodge_to_cover(t)
         if out.hit:
@@ -158,17 +160,11 @@ class Strikes(Options):
 
     def _after_hit(self, c: Combatant, t: Combatant, plan: AttackPlan,
                    out: AttackOutcome) -> None:
-        effect = plan.effect
-        if effect == "knockdown":
-            self.sweep_effect(t)
-        elif effect == "tackle":
-            self.tackle_effect(c, t)
-        elif effect == "clinch":
-            self.start_clinch(c, t)
-        elif effect == "hold":
-            self.start_hold(c, t)
-        elif effect == "feed" and t.active:
-            self.start_feeding(c, t)
+        """The maneuver's effect (vtm_sim/effects.py: EFFECTS), then a stake (CPX-5)."""
+        if plan.effect is not None:
+            after = EFFECTS[plan.effect].after_hit
+            if after is not None:
+                after(self, c, t)
         self.check_stake(plan, t, out)
 
     def _spend_ammo(self, c: Combatant, plan: AttackPlan, offhand: bool) -> None:
@@ -190,7 +186,7 @@ class Strikes(Options):
 
     def _spray(self, c: Combatant, center: Combatant, plan: AttackPlan, wp: bool,
                targets: list[Combatant], guards: list[tuple[DefenseKind, int]]) -> None:
-        """RNG-6: one roll over an area 3 yards wide; successes split among targets."""
+        """RNG-6: one roll over the row's area (3 yards wide); successes split among targets."""
         atk = roll_attack(plan, c, self.rules, self._dice_for, self.log, willpower=wp)
         if atk.botch:
             self.mishap(c, plan, center)
@@ -202,11 +198,12 @@ class Strikes(Options):
                       + self.physical_difficulty(t))
             out = resolve_attack(plan, c, t, defense, d_pen, d_diff, self.rules,
                                  self._dice_for, self.log, self.turn, attack_roll=atk,
-                                 successes=share, spray=True)
+                                 successes=share, spray=True,
+                                 instead_of_damage=instead_of_damage(plan))
             if defense is DefenseKind.DODGE:
                 self._dodge_to_cover(t)
             if out.hit:
-                self.check_stake(plan, t, out)
+                self._after_hit(c, t, plan, out)
 
     def _dodge_to_cover(self, d: Combatant) -> None:
         """DEF-5: dodging fire with room to move reaches cover or drops prone."""
@@ -227,7 +224,7 @@ class Strikes(Options):
         ):
             return (NO_DEFENSE,)  # CPX-2, MAN-6/7/9
         kinds = legal_defenses(d, plan, room=not self.field.cramped)
-        if plan.maneuver == "spray":
+        if plan.area > 0:  # RNG-6: an area of fire is only dodged
             kinds = [k for k in kinds if k is DefenseKind.DODGE]
         if d.full_defense:  # DEF-7
             return defenses(tuple(k for k in kinds if defense_pool(d, k, d.defenses_used) > 0))

@@ -8,36 +8,51 @@ from functools import cache
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from vtm_sim.config import config_dir, load_yaml, validate
 from vtm_sim.errors import ConfigError
-from vtm_sim.maneuver import Damage, Maneuver
+from vtm_sim.maneuver import (
+    HAND_USES,
+    RANGED_USES,
+    Damage,
+    Effect,
+    Maneuver,
+    ManeuverClass,
+    Need,
+    WeaponUse,
+    maneuver,
+)
 from vtm_sim.weapons import DAMAGE_TYPES, UNARMED, Armor, DamageType, Weapon, WeaponClass
 
 # (the weapon types live in vtm_sim.weapons, compiled with the hot modules)
 __all__ = [
     "DAMAGE_TYPES",
+    "HAND_USES",
     "UNARMED",
     "Armor",
     "ArmorSpec",
     "CalledShotRow",
     "DamageSpec",
     "DamageType",
+    "Effect",
     "FeedingSpec",
     "GenerationSpec",
     "HealthLevelSpec",
     "HealthTableSpec",
     "Maneuver",
+    "ManeuverClass",
     "ManeuverSpec",
     "MishapEffect",
     "MishapTableSpec",
     "MovementSpec",
+    "Need",
     "SpeedSpec",
     "Tables",
     "Weapon",
     "WeaponClass",
     "WeaponSpec",
+    "WeaponUse",
     "load_tables",
 ]
 
@@ -102,7 +117,15 @@ class DamageSpec(_Strict):
     type: Literal["bashing", "lethal", "aggravated", "weapon", "none", "claws"]
 
 
+MishapTable = Literal["firearm", "bow", "crossbow", "thrown", "melee", "unarmed", "disarm"]
+
+
 class ManeuverSpec(_Strict):
+    """One row of ``configs/maneuvers.yaml`` (its header documents every key)."""
+
+    cls: ManeuverClass = Field(alias="class")
+    weapon: WeaponUse
+    offhand: bool = False
     attribute: Literal["strength", "dexterity", "stamina", "perception", "wits"]
     ability: str
     difficulty: int = Field(ge=-5, le=5)
@@ -112,11 +135,30 @@ class ManeuverSpec(_Strict):
     magazine: bool = False
     half_magazine: bool = False
     area: float = Field(default=0.0, ge=0)
-    effect: Literal["knockdown", "tackle", "clinch", "hold", "feed", "disarm"] | None = None
-    needs: list[
-        Literal["grapple", "vampire", "claws", "melee_weapon", "autofire"]
-    ] = Field(default_factory=list)
+    called_shot: bool = False
+    needs: list[Need] = Field(default_factory=list)
+    effect: Effect | None = None
+    mishaps: MishapTable | None = None
     damage: DamageSpec
+
+    @model_validator(mode="after")
+    def _consistent(self) -> ManeuverSpec:
+        close = self.cls is ManeuverClass.CLOSE
+        if close and self.reach is None:
+            raise ValueError("reach: a close maneuver needs a reach in yards (ATK-1)")
+        if not close and self.reach is not None:
+            raise ValueError("reach: a ranged maneuver has the weapon's range, not a reach")
+        if (self.weapon in RANGED_USES) == close:
+            raise ValueError(f"weapon: {self.weapon.value} is not made in {self.cls.value} combat")
+        if close and (self.rounds or self.magazine or self.area):
+            raise ValueError("rounds, magazine and area are for ranged maneuvers")
+        if self.half_magazine and not self.magazine:
+            raise ValueError("half_magazine: only with magazine: true (RNG-5)")
+        if self.called_shot and self.magazine:
+            raise ValueError("called_shot: not with autofire that empties the magazine (RNG-8)")
+        if self.offhand and self.weapon not in HAND_USES:
+            raise ValueError("offhand: only a maneuver made with the weapon in hand (RNG-9)")
+        return self
 
 
 MishapEffect = Literal[
@@ -174,12 +216,13 @@ class Tables:
         return UNARMED if name == "unarmed" else self.weapons[name]
 
 
-def _maneuver(spec: ManeuverSpec) -> Maneuver:
+def _maneuver(name: str, spec: ManeuverSpec) -> Maneuver:
     d = spec.damage
-    return Maneuver(
-        spec.attribute, spec.ability, spec.difficulty, spec.accuracy, spec.reach, spec.rounds,
-        spec.magazine, spec.area, spec.effect, tuple(spec.needs),
-        Damage(d.strength, d.weapon, d.bonus, d.type), spec.half_magazine,
+    return maneuver(
+        name, spec.cls, spec.weapon, spec.offhand, spec.attribute, spec.ability,
+        spec.difficulty, spec.accuracy, spec.reach, spec.rounds, spec.magazine,
+        spec.half_magazine, spec.area, spec.called_shot, tuple(spec.needs), spec.effect,
+        spec.mishaps, Damage(d.strength, d.weapon, d.bonus, d.type),
     )
 
 
@@ -224,8 +267,9 @@ def load_tables(root: Path | None = None) -> Tables:
     path = root / "movement.yaml"
     movement = validate(MovementSpec, load_yaml(path), path)
     path = root / "maneuvers.yaml"
+    # in file order: environments number their attack actions by it (new rows append)
     maneuvers = {
-        str(n): _maneuver(validate(ManeuverSpec, r, path, str(n)))
+        str(n): _maneuver(str(n), validate(ManeuverSpec, r, path, str(n)))
         for n, r in _mapping(path).items()
     }
     path = root / "called_shots.yaml"

@@ -13,7 +13,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from vtm_sim.attack import (
-    RANGED_MANEUVERS,
     SHOOTING,
     AttackPlan,
     defense_pool,
@@ -37,6 +36,7 @@ from vtm_sim.choices import (
 )
 from vtm_sim.combatant import Combatant
 from vtm_sim.forecast import best_defense, expected, plan_odds
+from vtm_sim.maneuver import Effect, Maneuver, WeaponUse
 from vtm_sim.odds import attack_odds
 from vtm_sim.tables import DamageType
 
@@ -46,6 +46,8 @@ SPARE_DEFENSE = 0.5  # ... that make a defense worth a spare action
 GRAPPLE_VALUE = 0.75  # levels a vampire counts a successful clinch or hold as worth
 KISS_VALUE = 1.5  # levels a hungry vampire counts a kiss as worth
 STAKE_VALUE = 10.0  # a staked vampire is out of the fight
+STAKE_USES = frozenset({WeaponUse.MELEE, WeaponUse.THROWN})  # how a stake strikes (CPX-5)
+GRAPPLES = frozenset({Effect.CLINCH, Effect.HOLD})
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,16 +72,23 @@ def estimate(battle: Battle, me: Combatant, action: Action, plan: AttackPlan) ->
     p_hit = 1.0 - dist[0] if not plan.no_damage else _p_hit(plan, d_pool)
     levels = 0.0 if plan.no_damage else expected(dist)
     value = levels
-    if me.vampire and plan.effect in ("clinch", "hold"):
+    if me.vampire and plan.effect in GRAPPLES:
         value += GRAPPLE_VALUE * p_hit
-    if plan.effect == "feed":
+    if plan.effect is Effect.FEED:
         hunger = 1.0 - me.blood / max(1, me.stats.blood_pool)
         value += KISS_VALUE * hunger * p_hit
-    if plan.effect == "disarm":
+    if plan.effect is Effect.DISARM:
         value += 0.5 * p_hit
     if plan.weapon.name == "stake" and action.called is CalledShot.TINY and t.vampire:
         value += STAKE_VALUE * (sum(dist[3:]) if len(dist) > 3 else 0.0)
     return Estimate(p_hit, levels, value)
+
+
+def _plain_blow(spec: Maneuver) -> bool:
+    """A blow the tactician weighs its own declared action by: no effect, grapple or
+    area, and the weapon stays in hand (not thrown)."""
+    return (spec.effect is None and not spec.grapple and spec.area == 0
+            and spec.weapon is not WeaponUse.THROWN)
 
 
 def _p_hit(plan: AttackPlan, d_pool: int) -> float:
@@ -290,8 +299,9 @@ class TacticianPolicy:
             return defense_pool(me, o.kind, me.defenses_used if me.full_defense else 0)
 
         free = [o for o in defenses if o.abort is None]
+        spec = battle.tables.maneuvers.get(decision.maneuver or "")
         in_the_open = (
-            decision.maneuver in RANGED_MANEUVERS
+            spec is not None and not spec.close
             and not me.prone
             and battle.field.nearest_cover(me.x, me.y, 1.0) is None
             and hand_weapon(me, False)[0].cls not in SHOOTING
@@ -329,7 +339,9 @@ class TacticianPolicy:
         if attacker is None:
             return 0.0
         best = 0.0
-        for m in ("punch", "kick", "weapon_strike", "claws", "single_shot", "burst", "full_auto"):
+        for m, spec in battle.tables.maneuvers.items():
+            if not _plain_blow(spec):
+                continue
             a = Action(ActionKind.ATTACK, m, attacker)
             plan = battle.plan(me.id, a)
             if plan is not None and plan.pool > 0:
@@ -394,11 +406,12 @@ class TacticianPolicy:
     ) -> tuple[float, Action, Estimate] | None:
         """The attack option with the highest expected value, by exact odds."""
         best: tuple[float, Action, Estimate] | None = None
+        table = battle.tables.maneuvers
         for o in actions:
-            if o.kind is not ActionKind.ATTACK or o.offhand:
+            if o.kind is not ActionKind.ATTACK or o.offhand or o.maneuver is None:
                 continue
             if o.called is not None and not (
-                o.called is CalledShot.TINY and o.maneuver in ("weapon_strike", "thrown")
+                o.called is CalledShot.TINY and table[o.maneuver].weapon in STAKE_USES
             ):
                 continue  # only the heart shot with a stake is worth calling here
             plan = battle.plan(me.id, o)
