@@ -1,0 +1,110 @@
+"""What a blow does: health levels taken, armor destroyed, a stun, a status change."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from vtm_sim.events.event import Event, EventKind, bool_of, int_of, str_of
+from vtm_sim.health import Status
+from vtm_sim.weapons import DamageType
+
+
+# Built on the hot path: not frozen and with their own __init__ (see vtm_sim.events.event).
+@dataclass(slots=True, init=False)
+class DamageEvent(Event):
+    """DMG-*: ``who`` takes ``levels`` of ``type`` damage; ``track`` is the health
+    track after it (``/`` bashing, ``X`` lethal, ``*`` aggravated) and ``level``
+    the health level's name."""
+
+    e: ClassVar[EventKind] = EventKind.DAMAGE
+    KEYS: ClassVar[frozenset[str]] = frozenset(("e", "who", "levels", "type", "track", "level"))
+
+    who: int
+    levels: int
+    type: DamageType
+    track: str
+    level: str
+
+    def __init__(self, who: int, levels: int, type: DamageType, track: str,
+                 level: str) -> None:
+        self.who = who
+        self.levels = levels
+        self.type = type
+        self.track = track
+        self.level = level
+
+    def to_json(self) -> dict[str, Any]:
+        return {"e": EventKind.DAMAGE, "who": self.who, "levels": self.levels,
+                "type": self.type.value, "track": self.track, "level": self.level}
+
+    @staticmethod
+    def from_json(d: dict[str, Any]) -> DamageEvent:
+        return DamageEvent(int_of(d, "who"), int_of(d, "levels"), DamageType(str_of(d, "type")),
+                           str_of(d, "track"), str_of(d, "level"))
+
+
+@dataclass(slots=True, init=False)
+class ArmorEvent(Event):
+    """SOAK-5: ``who``'s armor is ``destroyed`` by a blow of twice its rating."""
+
+    e: ClassVar[EventKind] = EventKind.ARMOR
+    KEYS: ClassVar[frozenset[str]] = frozenset(("e", "who", "destroyed"))
+
+    who: int
+    destroyed: bool
+
+    def __init__(self, who: int, destroyed: bool = True) -> None:
+        self.who = who
+        self.destroyed = destroyed
+
+    def to_json(self) -> dict[str, Any]:
+        return {"e": EventKind.ARMOR, "who": self.who, "destroyed": self.destroyed}
+
+    @staticmethod
+    def from_json(d: dict[str, Any]) -> ArmorEvent:
+        return ArmorEvent(int_of(d, "who"), bool_of(d, "destroyed"))
+
+
+@dataclass(slots=True, init=False)
+class StunEvent(Event):
+    """DMG-6: ``who`` is stunned and loses its action in ``turn``."""
+
+    e: ClassVar[EventKind] = EventKind.STUN
+    KEYS: ClassVar[frozenset[str]] = frozenset(("e", "who", "turn"))
+
+    who: int
+    turn: int
+
+    def __init__(self, who: int, turn: int) -> None:
+        self.who = who
+        self.turn = turn
+
+    def to_json(self) -> dict[str, Any]:
+        return {"e": EventKind.STUN, "who": self.who, "turn": self.turn}
+
+    @staticmethod
+    def from_json(d: dict[str, Any]) -> StunEvent:
+        return StunEvent(int_of(d, "who"), int_of(d, "turn"))
+
+
+@dataclass(slots=True, init=False)
+class StatusEvent(Event):
+    """DMG-8: ``who``'s status changes (incapacitated, torpor, dead, active again)."""
+
+    e: ClassVar[EventKind] = EventKind.STATUS
+    KEYS: ClassVar[frozenset[str]] = frozenset(("e", "who", "status"))
+
+    who: int
+    status: Status
+
+    def __init__(self, who: int, status: Status) -> None:
+        self.who = who
+        self.status = status
+
+    def to_json(self) -> dict[str, Any]:
+        return {"e": EventKind.STATUS, "who": self.who, "status": self.status.value}
+
+    @staticmethod
+    def from_json(d: dict[str, Any]) -> StatusEvent:
+        return StatusEvent(int_of(d, "who"), Status(str_of(d, "status")))

@@ -1,0 +1,161 @@
+"""What every event is: its kind, its JSON form, and read-only access by JSON key.
+
+Event classes are built on the hot path (every die rolled is in an event), so they
+are slotted dataclasses with their own ``__init__``, like :class:`vtm_sim.dice.Roll`:
+a frozen dataclass costs about five times as much to build, and a ``__setattr__``
+guard as much again. They are read-only by convention: nothing may change an event
+once it is built, and nothing reachable from one changes either (sequences are
+tuples, ``to_json`` returns fresh lists and dicts).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, KeysView
+from enum import StrEnum
+from typing import Any, ClassVar
+
+
+class EventKind(StrEnum):
+    BATTLE = "battle"  # header: setup needed to replay
+    EXCHANGE = "exchange"  # header of a single attack outside a battle (vtm_sim.exchange)
+    TURN = "turn"
+    INITIATIVE = "initiative"
+    ORDER = "order"
+    DECIDE = "decide"
+    ROLL = "roll"
+    MOVE = "move"
+    ATTACK = "attack"
+    DEFENSE = "defense"
+    ABORT = "abort"
+    MISS = "miss"
+    HIT = "hit"
+    DAMAGE = "damage"
+    ARMOR = "armor"
+    STUN = "stun"
+    STATUS = "status"
+    ACTION = "action"
+    AMMO = "ammo"
+    MISHAP = "mishap"
+    END = "end"
+
+
+class Event:
+    """The base of the event classes: one per :class:`EventKind`.
+
+    ``e`` is the kind (the JSON ``"e"`` key). :meth:`to_json` is the one JSON
+    form of the event, the line a log writes. The mapping methods read that
+    form by key (``ev["who"]``, ``ev.get("botch")``, ``"given" in ev``): a
+    convenience for narration and tests, each call builds the JSON form, so
+    code on a hot path reads the typed attributes instead.
+    """
+
+    __slots__ = ()
+    e: ClassVar[EventKind]
+    # the JSON keys an event of this kind may have (optional ones included)
+    KEYS: ClassVar[frozenset[str]]
+
+    def to_json(self) -> dict[str, Any]:
+        """The event's JSON form, its log line: a fresh dict, ``"e"`` first, optional
+        keys only when set."""
+        raise NotImplementedError
+
+    @staticmethod
+    def from_json(d: dict[str, Any]) -> Event:
+        """The event of a JSON form of this kind (key types checked; raises KeyError,
+        TypeError or ValueError). Read through :func:`vtm_sim.events.event_from_json`."""
+        raise NotImplementedError
+
+    def __getitem__(self, key: str) -> Any:
+        return self.to_json()[key]
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return self.to_json().get(key, default)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self.to_json()
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.to_json())
+
+    def keys(self) -> KeysView[str]:
+        return self.to_json().keys()
+
+
+# --- reading JSON values back (from_json): exact types, or a TypeError naming the key
+
+
+def int_of(d: dict[str, Any], key: str) -> int:
+    v = d[key]
+    if type(v) is not int:
+        raise TypeError(f"{key!r} must be an integer, not {v!r}")
+    return v
+
+
+def opt_int_of(d: dict[str, Any], key: str) -> int | None:
+    v = d[key]
+    return None if v is None else int_of(d, key)
+
+
+def float_of(d: dict[str, Any], key: str) -> float:
+    v = d[key]
+    if type(v) is not float and type(v) is not int:
+        raise TypeError(f"{key!r} must be a number, not {v!r}")
+    return float(v)
+
+
+def str_of(d: dict[str, Any], key: str) -> str:
+    v = d[key]
+    if type(v) is not str:
+        raise TypeError(f"{key!r} must be a string, not {v!r}")
+    return v
+
+
+def opt_str_of(d: dict[str, Any], key: str) -> str | None:
+    v = d[key]
+    return None if v is None else str_of(d, key)
+
+
+def bool_of(d: dict[str, Any], key: str) -> bool:
+    v = d[key]
+    if type(v) is not bool:
+        raise TypeError(f"{key!r} must be true or false, not {v!r}")
+    return v
+
+
+def dict_of(d: dict[str, Any], key: str) -> dict[str, Any]:
+    v = d[key]
+    if type(v) is not dict:
+        raise TypeError(f"{key!r} must be an object, not {v!r}")
+    return v
+
+
+def list_of(d: dict[str, Any], key: str) -> list[Any]:
+    v = d[key]
+    if type(v) is not list:
+        raise TypeError(f"{key!r} must be a list, not {v!r}")
+    return v
+
+
+def ints_of(d: dict[str, Any], key: str) -> tuple[int, ...]:
+    v = list_of(d, key)
+    for x in v:
+        if type(x) is not int:
+            raise TypeError(f"{key!r} must be a list of integers, not {v!r}")
+    return tuple(v)
+
+
+def point_of(d: dict[str, Any], key: str) -> tuple[float, float]:
+    v = list_of(d, key)
+    if len(v) != 2 or not all(type(x) is float or type(x) is int for x in v):
+        raise TypeError(f"{key!r} must be [x, y], not {v!r}")
+    return float(v[0]), float(v[1])
+
+
+def copy_json(v: Any) -> Any:
+    """A deep copy of a JSON value (tuples become lists), so no reader can change
+    the value an event holds."""
+    if type(v) is dict:
+        return {k: copy_json(x) for k, x in v.items()}
+    if type(v) is list or type(v) is tuple:
+        return [copy_json(x) for x in v]
+    return v

@@ -1,0 +1,155 @@
+"""The turn sequence's events: turns, initiative, the acting order, decisions, the end."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from vtm_sim.choices import Choice, DecisionKind, choice_from_json
+from vtm_sim.events.event import (
+    Event,
+    EventKind,
+    dict_of,
+    int_of,
+    ints_of,
+    opt_int_of,
+    str_of,
+)
+
+
+# Built on the hot path: not frozen and with their own __init__ (see vtm_sim.events.event).
+@dataclass(slots=True, init=False)
+class TurnEvent(Event):
+    """A turn begins (numbered from 1)."""
+
+    e: ClassVar[EventKind] = EventKind.TURN
+    KEYS: ClassVar[frozenset[str]] = frozenset(("e", "turn"))
+
+    turn: int
+
+    def __init__(self, turn: int) -> None:
+        self.turn = turn
+
+    def to_json(self) -> dict[str, Any]:
+        return {"e": EventKind.TURN, "turn": self.turn}
+
+    @staticmethod
+    def from_json(d: dict[str, Any]) -> TurnEvent:
+        return TurnEvent(int_of(d, "turn"))
+
+
+@dataclass(slots=True, init=False)
+class InitiativeEvent(Event):
+    """INIT-2..4: ``who``'s initiative: the ``die`` rolled, or, for the first turn of
+    a state file, the total ``given`` there (exactly one of the two is set); the
+    ``rating``, the wound ``penalty`` and the ``total`` it stands at."""
+
+    e: ClassVar[EventKind] = EventKind.INITIATIVE
+    KEYS: ClassVar[frozenset[str]] = frozenset(
+        ("e", "who", "die", "given", "rating", "penalty", "total"))
+
+    who: int
+    die: int | None
+    given: int | None
+    rating: int
+    penalty: int
+    total: int
+
+    def __init__(self, who: int, die: int | None, given: int | None, rating: int,
+                 penalty: int, total: int) -> None:
+        self.who = who
+        self.die = die
+        self.given = given
+        self.rating = rating
+        self.penalty = penalty
+        self.total = total
+
+    def to_json(self) -> dict[str, Any]:
+        if self.given is not None:
+            return {"e": EventKind.INITIATIVE, "who": self.who, "given": self.given,
+                    "rating": self.rating, "penalty": self.penalty, "total": self.total}
+        return {"e": EventKind.INITIATIVE, "who": self.who, "die": self.die,
+                "rating": self.rating, "penalty": self.penalty, "total": self.total}
+
+    @staticmethod
+    def from_json(d: dict[str, Any]) -> InitiativeEvent:
+        if ("die" in d) == ("given" in d):
+            raise ValueError("an initiative event has one of 'die' and 'given'")
+        return InitiativeEvent(
+            int_of(d, "who"), int_of(d, "die") if "die" in d else None,
+            int_of(d, "given") if "given" in d else None, int_of(d, "rating"),
+            int_of(d, "penalty"), int_of(d, "total"),
+        )
+
+
+@dataclass(slots=True, init=False)
+class OrderEvent(Event):
+    """INIT-3: the acting order of the turn, by combatant id."""
+
+    e: ClassVar[EventKind] = EventKind.ORDER
+    KEYS: ClassVar[frozenset[str]] = frozenset(("e", "order"))
+
+    order: tuple[int, ...]
+
+    def __init__(self, order: tuple[int, ...]) -> None:
+        self.order = order
+
+    def to_json(self) -> dict[str, Any]:
+        return {"e": EventKind.ORDER, "order": list(self.order)}
+
+    @staticmethod
+    def from_json(d: dict[str, Any]) -> OrderEvent:
+        return OrderEvent(ints_of(d, "order"))
+
+
+@dataclass(slots=True, init=False)
+class DecideEvent(Event):
+    """``who`` answered a ``kind`` decision with ``choice`` (a shared, immutable
+    :mod:`vtm_sim.choices` object; its JSON is written)."""
+
+    e: ClassVar[EventKind] = EventKind.DECIDE
+    KEYS: ClassVar[frozenset[str]] = frozenset(("e", "who", "kind", "choice"))
+
+    who: int
+    kind: DecisionKind
+    choice: Choice
+
+    def __init__(self, who: int, kind: DecisionKind, choice: Choice) -> None:
+        self.who = who
+        self.kind = kind
+        self.choice = choice
+
+    def to_json(self) -> dict[str, Any]:
+        return {"e": EventKind.DECIDE, "who": self.who, "kind": self.kind.value,
+                "choice": self.choice.to_json()}
+
+    @staticmethod
+    def from_json(d: dict[str, Any]) -> DecideEvent:
+        kind = DecisionKind(str_of(d, "kind"))
+        return DecideEvent(int_of(d, "who"), kind, choice_from_json(kind, dict_of(d, "choice")))
+
+
+@dataclass(slots=True, init=False)
+class EndEvent(Event):
+    """The battle is over after ``turns``: ``winner`` the side left (None: nobody),
+    ``reason`` ``victory``, ``all down`` or ``turn limit``."""
+
+    e: ClassVar[EventKind] = EventKind.END
+    KEYS: ClassVar[frozenset[str]] = frozenset(("e", "winner", "turns", "reason"))
+
+    winner: int | None
+    turns: int
+    reason: str
+
+    def __init__(self, winner: int | None, turns: int, reason: str) -> None:
+        self.winner = winner
+        self.turns = turns
+        self.reason = reason
+
+    def to_json(self) -> dict[str, Any]:
+        return {"e": EventKind.END, "winner": self.winner, "turns": self.turns,
+                "reason": self.reason}
+
+    @staticmethod
+    def from_json(d: dict[str, Any]) -> EndEvent:
+        return EndEvent(opt_int_of(d, "winner"), int_of(d, "turns"), str_of(d, "reason"))
