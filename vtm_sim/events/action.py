@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, ClassVar
 
@@ -12,12 +11,12 @@ from vtm_sim.events.event import Event, EventKind, float_of, int_of, point_of, s
 _NOTHING: Mapping[str, Any] = MappingProxyType({})
 
 
-# Built on the hot path: not frozen and with their own __init__ (see vtm_sim.events.event).
-@dataclass(slots=True, init=False)
+# Slotted with their own __init__, read-only by convention (see vtm_sim.events.event).
 class MoveEvent(Event):
     """``who`` moves ``yards`` in a straight line ``from_`` one point ``to`` another
     (JSON ``from`` and ``to``, ``[x, y]`` each)."""
 
+    __slots__ = ("from_", "to", "who", "yards")
     e: ClassVar[EventKind] = EventKind.MOVE
     KEYS: ClassVar[frozenset[str]] = frozenset(("e", "who", "from", "to", "yards"))
 
@@ -43,7 +42,6 @@ class MoveEvent(Event):
                          float_of(d, "yards"))
 
 
-@dataclass(slots=True, init=False)
 class ActionEvent(Event):
     """``who`` does ``action`` (``aim``, ``clinch``, ``drink``, ``blood``, ``spray``...);
     ``data`` holds its details, written after ``action`` in their order.
@@ -57,6 +55,7 @@ class ActionEvent(Event):
     lists in :meth:`to_json`), so nothing reachable from the event can change.
     """
 
+    __slots__ = ("action", "data", "who")
     e: ClassVar[EventKind] = EventKind.ACTION
     KEYS: ClassVar[frozenset[str]] = frozenset()  # any detail may follow "action"
 

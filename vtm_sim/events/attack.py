@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from vtm_sim.choices import AbortMethod, CalledShot, DefenseKind
@@ -16,13 +15,13 @@ from vtm_sim.events.event import (
 )
 
 
-# Built on the hot path: not frozen and with their own __init__ (see vtm_sim.events.event).
-@dataclass(slots=True, init=False)
+# Slotted with their own __init__, read-only by convention (see vtm_sim.events.event).
 class AttackEvent(Event):
     """``who`` attacks ``target`` with ``maneuver`` and ``weapon`` (None: no plan could
     be made, the attack is lost); ``called`` (RNG-8) and ``offhand`` (RNG-9) are
     written only when set."""
 
+    __slots__ = ("called", "maneuver", "offhand", "target", "weapon", "who")
     e: ClassVar[EventKind] = EventKind.ATTACK
     KEYS: ClassVar[frozenset[str]] = frozenset(
         ("e", "who", "target", "maneuver", "weapon", "called", "offhand"))
@@ -62,10 +61,10 @@ class AttackEvent(Event):
         )
 
 
-@dataclass(slots=True, init=False)
 class DefenseEvent(Event):
     """``who`` defends against the attack of ``against`` (DEF-4..6)."""
 
+    __slots__ = ("against", "kind", "who")
     e: ClassVar[EventKind] = EventKind.DEFENSE
     KEYS: ClassVar[frozenset[str]] = frozenset(("e", "who", "kind", "against"))
 
@@ -88,10 +87,10 @@ class DefenseEvent(Event):
                             int_of(d, "against"))
 
 
-@dataclass(slots=True, init=False)
 class AbortEvent(Event):
     """DEF-3: ``who`` tried to abandon its declared action to defend (``ok``: it did)."""
 
+    __slots__ = ("method", "ok", "who")
     e: ClassVar[EventKind] = EventKind.ABORT
     KEYS: ClassVar[frozenset[str]] = frozenset(("e", "who", "method", "ok"))
 
@@ -114,10 +113,10 @@ class AbortEvent(Event):
                           bool_of(d, "ok"))
 
 
-@dataclass(slots=True, init=False)
 class MissEvent(Event):
     """The attack of ``who`` on ``target`` misses (``net`` successes left: 0)."""
 
+    __slots__ = ("net", "target", "who")
     e: ClassVar[EventKind] = EventKind.MISS
     KEYS: ClassVar[frozenset[str]] = frozenset(("e", "who", "target", "net"))
 
@@ -138,12 +137,12 @@ class MissEvent(Event):
         return MissEvent(int_of(d, "who"), int_of(d, "target"), int_of(d, "net"))
 
 
-@dataclass(slots=True, init=False)
 class HitEvent(Event):
     """``who`` hits ``target`` with ``net`` successes: an attack, a parry's counterblow
     (``parry``, DEF-6) or a botched blow striking an ally (``mishap``, CPX-6);
     the two flags are written only when set."""
 
+    __slots__ = ("mishap", "net", "parry", "target", "who")
     e: ClassVar[EventKind] = EventKind.HIT
     KEYS: ClassVar[frozenset[str]] = frozenset(
         ("e", "who", "target", "net", "parry", "mishap"))
@@ -179,11 +178,11 @@ class HitEvent(Event):
         )
 
 
-@dataclass(slots=True, init=False)
 class MishapEvent(Event):
     """CPX-6: ``who`` botched an attack with ``weapon``; ``effect`` is the mishap
     table's row (None: no effect)."""
 
+    __slots__ = ("effect", "weapon", "who")
     e: ClassVar[EventKind] = EventKind.MISHAP
     KEYS: ClassVar[frozenset[str]] = frozenset(("e", "who", "weapon", "effect"))
 
@@ -205,10 +204,10 @@ class MishapEvent(Event):
         return MishapEvent(int_of(d, "who"), str_of(d, "weapon"), opt_str_of(d, "effect"))
 
 
-@dataclass(slots=True, init=False)
 class AmmoEvent(Event):
     """RNG-10: ``who`` fired ``spent`` rounds of ``weapon``, ``left`` in it."""
 
+    __slots__ = ("left", "spent", "weapon", "who")
     e: ClassVar[EventKind] = EventKind.AMMO
     KEYS: ClassVar[frozenset[str]] = frozenset(("e", "who", "weapon", "spent", "left"))
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from vtm_sim.events.event import Event, EventKind, bool_of, int_of, str_of
@@ -10,13 +9,13 @@ from vtm_sim.health import Status
 from vtm_sim.weapons import DamageType
 
 
-# Built on the hot path: not frozen and with their own __init__ (see vtm_sim.events.event).
-@dataclass(slots=True, init=False)
+# Slotted with their own __init__, read-only by convention (see vtm_sim.events.event).
 class DamageEvent(Event):
     """DMG-*: ``who`` takes ``levels`` of ``type`` damage; ``track`` is the health
     track after it (``/`` bashing, ``X`` lethal, ``*`` aggravated) and ``level``
     the health level's name."""
 
+    __slots__ = ("level", "levels", "track", "type", "who")
     e: ClassVar[EventKind] = EventKind.DAMAGE
     KEYS: ClassVar[frozenset[str]] = frozenset(("e", "who", "levels", "type", "track", "level"))
 
@@ -44,10 +43,10 @@ class DamageEvent(Event):
                            str_of(d, "track"), str_of(d, "level"))
 
 
-@dataclass(slots=True, init=False)
 class ArmorEvent(Event):
     """SOAK-5: ``who``'s armor is ``destroyed`` by a blow of twice its rating."""
 
+    __slots__ = ("destroyed", "who")
     e: ClassVar[EventKind] = EventKind.ARMOR
     KEYS: ClassVar[frozenset[str]] = frozenset(("e", "who", "destroyed"))
 
@@ -66,10 +65,10 @@ class ArmorEvent(Event):
         return ArmorEvent(int_of(d, "who"), bool_of(d, "destroyed"))
 
 
-@dataclass(slots=True, init=False)
 class StunEvent(Event):
     """DMG-6: ``who`` is stunned and loses its action in ``turn``."""
 
+    __slots__ = ("turn", "who")
     e: ClassVar[EventKind] = EventKind.STUN
     KEYS: ClassVar[frozenset[str]] = frozenset(("e", "who", "turn"))
 
@@ -88,10 +87,10 @@ class StunEvent(Event):
         return StunEvent(int_of(d, "who"), int_of(d, "turn"))
 
 
-@dataclass(slots=True, init=False)
 class StatusEvent(Event):
     """DMG-8: ``who``'s status changes (incapacitated, torpor, dead, active again)."""
 
+    __slots__ = ("status", "who")
     e: ClassVar[EventKind] = EventKind.STATUS
     KEYS: ClassVar[frozenset[str]] = frozenset(("e", "who", "status"))
 

@@ -1,15 +1,18 @@
 """What every event is: its kind, its JSON form, and read-only access by JSON key.
 
-Event classes are built on the hot path (every die rolled is in an event), so they
-are slotted dataclasses with their own ``__init__``, like :class:`vtm_sim.dice.Roll`:
-a frozen dataclass costs about five times as much to build, and a ``__setattr__``
-guard as much again. They are read-only by convention: nothing may change an event
-once it is built, and nothing reachable from one changes either (sequences are
-tuples, ``to_json`` returns fresh lists and dicts).
+Events are built on the hot path (every die rolled is in one), so the classes are
+plain slotted classes with their own ``__init__``, read-only by convention: a frozen
+dataclass costs about five times as much to build (4-7% of a whole duel), and a
+``__setattr__`` guard as much again. Not dataclasses at all: mypyc hands a compiled
+dataclass's class variables (``e``, ``KEYS``) to ``dataclass`` as fields. Equality and
+``repr`` come from the JSON form. Nothing may change an event once it is built, and
+nothing reachable from one changes either: sequences are tuples, details mappings
+read-only views, and ``to_json`` returns fresh lists and dicts.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator, KeysView
 from enum import StrEnum
 from typing import Any, ClassVar
@@ -79,6 +82,14 @@ class Event:
 
     def keys(self) -> KeysView[str]:
         return self.to_json().keys()
+
+    def __eq__(self, other: object) -> bool:
+        """Same kind, same JSON form (events are not hashable)."""
+        return type(other) is type(self) and isinstance(other, Event) and (
+            self.to_json() == other.to_json())
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({json.dumps(self.to_json(), ensure_ascii=False)})"
 
 
 # --- reading JSON values back (from_json): exact types, or a TypeError naming the key

@@ -7,7 +7,6 @@ event keeps what it is given (the emit site passes data nothing else changes) an
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from vtm_sim.events.event import (
@@ -21,8 +20,7 @@ from vtm_sim.events.event import (
 )
 
 
-# Not frozen (see vtm_sim.events.event); read-only by convention.
-@dataclass(slots=True, init=False)
+# Slotted with their own __init__, read-only by convention (see vtm_sim.events.event).
 class BattleEvent(Event):
     """The setup needed to replay a battle (``vtm_sim.replay``), or a saved state.
 
@@ -35,6 +33,8 @@ class BattleEvent(Event):
     setup fields are None.
     """
 
+    __slots__ = ("ambush", "combatants", "field", "rules", "seed", "standing", "state",
+                 "turn_limit", "version")
     e: ClassVar[EventKind] = EventKind.BATTLE
     KEYS: ClassVar[frozenset[str]] = frozenset(
         ("e", "version", "seed", "rules", "turn_limit", "field", "ambush", "combatants",
@@ -106,11 +106,11 @@ class BattleEvent(Event):
         )
 
 
-@dataclass(slots=True, init=False)
 class ExchangeEvent(Event):
     """A single attack outside a battle (:mod:`vtm_sim.exchange`): the rules and the
     two sides (id, side, position and sheet each)."""
 
+    __slots__ = ("combatants", "rules")
     e: ClassVar[EventKind] = EventKind.EXCHANGE
     KEYS: ClassVar[frozenset[str]] = frozenset(("e", "rules", "combatants"))
 

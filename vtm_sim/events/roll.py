@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from vtm_sim.events.event import Event, EventKind, bool_of, int_of, ints_of, str_of
 
 
-# Built on the hot path: not frozen and with its own __init__ (see vtm_sim.events.event).
-@dataclass(slots=True, init=False)
+# Slotted with their own __init__, read-only by convention (see vtm_sim.events.event).
 class RollEvent(Event):
     """One dice pool rolled by ``who`` for ``what`` (``attack``, ``soak``, ``abort``...).
 
@@ -19,6 +17,7 @@ class RollEvent(Event):
     VAMP-5) are written only when set.
     """
 
+    __slots__ = ("auto", "botch", "diff", "faces", "pool", "spec", "succ", "what", "who", "wp")
     e: ClassVar[EventKind] = EventKind.ROLL
     KEYS: ClassVar[frozenset[str]] = frozenset(
         ("e", "who", "what", "pool", "diff", "faces", "succ", "botch", "wp", "spec", "auto"))

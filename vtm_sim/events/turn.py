@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from vtm_sim.choices import Choice, DecisionKind, choice_from_json
@@ -17,11 +16,11 @@ from vtm_sim.events.event import (
 )
 
 
-# Built on the hot path: not frozen and with their own __init__ (see vtm_sim.events.event).
-@dataclass(slots=True, init=False)
+# Slotted with their own __init__, read-only by convention (see vtm_sim.events.event).
 class TurnEvent(Event):
     """A turn begins (numbered from 1)."""
 
+    __slots__ = ("turn",)
     e: ClassVar[EventKind] = EventKind.TURN
     KEYS: ClassVar[frozenset[str]] = frozenset(("e", "turn"))
 
@@ -38,12 +37,12 @@ class TurnEvent(Event):
         return TurnEvent(int_of(d, "turn"))
 
 
-@dataclass(slots=True, init=False)
 class InitiativeEvent(Event):
     """INIT-2..4: ``who``'s initiative: the ``die`` rolled, or, for the first turn of
     a state file, the total ``given`` there (exactly one of the two is set); the
     ``rating``, the wound ``penalty`` and the ``total`` it stands at."""
 
+    __slots__ = ("die", "given", "penalty", "rating", "total", "who")
     e: ClassVar[EventKind] = EventKind.INITIATIVE
     KEYS: ClassVar[frozenset[str]] = frozenset(
         ("e", "who", "die", "given", "rating", "penalty", "total"))
@@ -82,10 +81,10 @@ class InitiativeEvent(Event):
         )
 
 
-@dataclass(slots=True, init=False)
 class OrderEvent(Event):
     """INIT-3: the acting order of the turn, by combatant id."""
 
+    __slots__ = ("order",)
     e: ClassVar[EventKind] = EventKind.ORDER
     KEYS: ClassVar[frozenset[str]] = frozenset(("e", "order"))
 
@@ -102,11 +101,11 @@ class OrderEvent(Event):
         return OrderEvent(ints_of(d, "order"))
 
 
-@dataclass(slots=True, init=False)
 class DecideEvent(Event):
     """``who`` answered a ``kind`` decision with ``choice`` (a shared, immutable
     :mod:`vtm_sim.choices` object; its JSON is written)."""
 
+    __slots__ = ("choice", "kind", "who")
     e: ClassVar[EventKind] = EventKind.DECIDE
     KEYS: ClassVar[frozenset[str]] = frozenset(("e", "who", "kind", "choice"))
 
@@ -129,11 +128,11 @@ class DecideEvent(Event):
         return DecideEvent(int_of(d, "who"), kind, choice_from_json(kind, dict_of(d, "choice")))
 
 
-@dataclass(slots=True, init=False)
 class EndEvent(Event):
     """The battle is over after ``turns``: ``winner`` the side left (None: nobody),
     ``reason`` ``victory``, ``all down`` or ``turn limit``."""
 
+    __slots__ = ("reason", "turns", "winner")
     e: ClassVar[EventKind] = EventKind.END
     KEYS: ClassVar[frozenset[str]] = frozenset(("e", "winner", "turns", "reason"))
 
