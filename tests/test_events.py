@@ -160,3 +160,15 @@ def test_a_saved_log_is_parsed_too() -> None:
         EventLog.from_json(state["log"])
     with pytest.raises(StateError, match="event 2: unknown event kind 'weather'"):
         Battle.from_state(state)
+
+
+def test_choices_read_back_are_the_shared_ones() -> None:
+    """A decide event read back holds the very choice object a battle offers."""
+    b = load_scenario("duel").battle(seed=5)
+    assert b.pending is not None
+    offered = b.pending.options[-1]
+    b.choose(offered)
+    line = json.loads(dumps(b.log.events[-1].to_json()))
+    first, again = event_from_json(line), event_from_json(line)
+    assert isinstance(first, DecideEvent) and isinstance(again, DecideEvent)
+    assert first.choice is offered and again.choice is offered

@@ -10,9 +10,15 @@ from vtm_sim.events.event import (
     EventKind,
     bool_of,
     int_of,
+    member_of,
+    members,
     opt_str_of,
     str_of,
 )
+
+_CALLED = members(CalledShot)
+_DEFENSES = members(DefenseKind)
+_ABORTS = members(AbortMethod)
 
 
 # Slotted with their own __init__, read-only by convention (see vtm_sim.events.event).
@@ -56,7 +62,7 @@ class AttackEvent(Event):
         return AttackEvent(
             int_of(d, "who"), int_of(d, "target"), str_of(d, "maneuver"),
             opt_str_of(d, "weapon"),
-            CalledShot(str_of(d, "called")) if "called" in d else None,
+            member_of(d, "called", _CALLED) if "called" in d else None,
             "offhand" in d and bool_of(d, "offhand"),
         )
 
@@ -83,7 +89,7 @@ class DefenseEvent(Event):
 
     @staticmethod
     def from_json(d: dict[str, Any]) -> DefenseEvent:
-        return DefenseEvent(int_of(d, "who"), DefenseKind(str_of(d, "kind")),
+        return DefenseEvent(int_of(d, "who"), member_of(d, "kind", _DEFENSES),
                             int_of(d, "against"))
 
 
@@ -109,7 +115,7 @@ class AbortEvent(Event):
 
     @staticmethod
     def from_json(d: dict[str, Any]) -> AbortEvent:
-        return AbortEvent(int_of(d, "who"), AbortMethod(str_of(d, "method")),
+        return AbortEvent(int_of(d, "who"), member_of(d, "method", _ABORTS),
                           bool_of(d, "ok"))
 
 

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from vtm_sim.events.event import Event, EventKind, bool_of, int_of, str_of
+from vtm_sim.events.event import Event, EventKind, bool_of, int_of, member_of, members, str_of
 from vtm_sim.health import Status
 from vtm_sim.weapons import DamageType
+
+_DAMAGE_TYPES = members(DamageType)
+_STATUSES = members(Status)
 
 
 # Slotted with their own __init__, read-only by convention (see vtm_sim.events.event).
@@ -39,8 +42,9 @@ class DamageEvent(Event):
 
     @staticmethod
     def from_json(d: dict[str, Any]) -> DamageEvent:
-        return DamageEvent(int_of(d, "who"), int_of(d, "levels"), DamageType(str_of(d, "type")),
-                           str_of(d, "track"), str_of(d, "level"))
+        return DamageEvent(int_of(d, "who"), int_of(d, "levels"),
+                           member_of(d, "type", _DAMAGE_TYPES), str_of(d, "track"),
+                           str_of(d, "level"))
 
 
 class ArmorEvent(Event):
@@ -106,4 +110,4 @@ class StatusEvent(Event):
 
     @staticmethod
     def from_json(d: dict[str, Any]) -> StatusEvent:
-        return StatusEvent(int_of(d, "who"), Status(str_of(d, "status")))
+        return StatusEvent(int_of(d, "who"), member_of(d, "status", _STATUSES))

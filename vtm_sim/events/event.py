@@ -14,8 +14,10 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator, KeysView
-from enum import StrEnum
-from typing import Any, ClassVar
+from enum import Enum, StrEnum
+from typing import Any, ClassVar, TypeVar
+
+M = TypeVar("M", bound=Enum)
 
 
 class EventKind(StrEnum):
@@ -157,9 +159,26 @@ def ints_of(d: dict[str, Any], key: str) -> tuple[int, ...]:
 
 def point_of(d: dict[str, Any], key: str) -> tuple[float, float]:
     v = list_of(d, key)
-    if len(v) != 2 or not all(type(x) is float or type(x) is int for x in v):
-        raise TypeError(f"{key!r} must be [x, y], not {v!r}")
-    return float(v[0]), float(v[1])
+    if len(v) == 2:
+        x, y = v
+        if (type(x) is float or type(x) is int) and (type(y) is float or type(y) is int):
+            return float(x), float(y)
+    raise TypeError(f"{key!r} must be [x, y], not {v!r}")
+
+
+def members(enum: type[M]) -> dict[str, M]:
+    """An enumeration's members by value, for :func:`member_of`."""
+    return {m.value: m for m in enum}
+
+
+def member_of(d: dict[str, Any], key: str, by_value: dict[str, M]) -> M:
+    """The member named by ``d[key]`` (a dict lookup: calling the enum costs ten times
+    as much, and reading a saved log's every event pays it)."""
+    v = d[key]
+    m = by_value.get(v) if type(v) is str else None
+    if m is None:
+        raise ValueError(f"{key!r} must be one of {', '.join(map(repr, by_value))}, not {v!r}")
+    return m
 
 
 def copy_json(v: Any) -> Any:

@@ -4,16 +4,24 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from vtm_sim.choices import Choice, DecisionKind, choice_from_json
+from vtm_sim.choices import Choice, DecisionKind, choice_from_json, shared
 from vtm_sim.events.event import (
     Event,
     EventKind,
     dict_of,
     int_of,
     ints_of,
+    member_of,
+    members,
     opt_int_of,
     str_of,
 )
+
+_DECISIONS = members(DecisionKind)
+# Choices read back, by kind and JSON items: a log repeats a few choices many times,
+# and a choice costs ten times as much to build as to look up. Shared (and equal to
+# each other) like the choices a battle offers; the table stays as small as theirs.
+_READ: dict[tuple[DecisionKind, tuple[tuple[str, Any], ...]], Choice] = {}
 
 
 # Slotted with their own __init__, read-only by convention (see vtm_sim.events.event).
@@ -124,8 +132,19 @@ class DecideEvent(Event):
 
     @staticmethod
     def from_json(d: dict[str, Any]) -> DecideEvent:
-        kind = DecisionKind(str_of(d, "kind"))
-        return DecideEvent(int_of(d, "who"), kind, choice_from_json(kind, dict_of(d, "choice")))
+        kind = member_of(d, "kind", _DECISIONS)
+        return DecideEvent(int_of(d, "who"), kind, _read_choice(kind, dict_of(d, "choice")))
+
+
+def _read_choice(kind: DecisionKind, data: dict[str, Any]) -> Choice:
+    key = (kind, tuple(data.items()))
+    try:
+        choice = _READ.get(key)
+    except TypeError:  # a list or an object in it: no choice (choice_from_json says why)
+        return choice_from_json(kind, data)
+    if choice is None:
+        choice = _READ[key] = shared(choice_from_json(kind, data))
+    return choice
 
 
 class EndEvent(Event):
