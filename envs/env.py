@@ -14,7 +14,7 @@ from vtm_sim.battle import Battle
 from vtm_sim.choices import DecisionKind
 from vtm_sim.dice import RngDice
 from vtm_sim.errors import IllegalActionError
-from vtm_sim.events import EventKind
+from vtm_sim.events import DamageEvent, Event
 from vtm_sim.scenario import Scenario, load_scenario
 from vtm_sim.tables import load_tables
 
@@ -29,12 +29,12 @@ def load(scenario: str | Scenario) -> Scenario:
     return scenario if isinstance(scenario, Scenario) else load_scenario(scenario)
 
 
-def levels_taken(events: list[dict[str, Any]], start: int, into: list[int]) -> None:
+def levels_taken(events: list[Event], start: int, into: list[int]) -> None:
     """Add the health levels of every DAMAGE event of ``events[start:]`` to ``into[who]``."""
     for i in range(start, len(events)):
         ev = events[i]
-        if ev["e"] == EventKind.DAMAGE:
-            into[ev["who"]] += int(ev["levels"])
+        if isinstance(ev, DamageEvent):
+            into[ev.who] += ev.levels
 
 
 class VtmEnv(gym.Env[ObsType, np.int64]):
@@ -287,7 +287,7 @@ def render_ansi(render_mode: str | None, battle: Battle | None, start: int) -> s
     return "\n".join(narrate_since(battle.log.events, start))
 
 
-def narrate_since(events: list[dict[str, Any]], start: int) -> list[str]:
+def narrate_since(events: list[Event], start: int) -> list[str]:
     """Narration lines of ``events[start:]`` (the prefix gives names and context)."""
     from vtm_sim.narration import narrate  # rendering only: keep it off the step path
 

@@ -77,7 +77,7 @@ def battles() -> dict[str, dict[str, str]]:
                     play(b, policies)
                     logs.update(b.log.jsonl().encode())
                     for ev in b.log.events:
-                        events.update(_event_key(ev).encode())
+                        events.update(_event_key(ev.to_json()).encode())
                 key = f"{name}/{rules.name}/{pol}"
                 out[key] = {"log": logs.hexdigest()[:16], "events": events.hexdigest()[:16]}
     return out

@@ -26,7 +26,7 @@ from vtm_sim.choices import (
 )
 from vtm_sim.combatant import Combatant
 from vtm_sim.dice import DiceSource, ScriptedDice
-from vtm_sim.events import EventKind
+from vtm_sim.events import Event, EventKind
 from vtm_sim.rules import RuleSet, load_rules
 from vtm_sim.space import OPEN_FIELD, Field
 from vtm_sim.stats import Kind, StatBlock, StatBlockSpec, build_stat_block
@@ -143,14 +143,14 @@ def run(b: Battle, decide: Callable[[Decision], Choice], limit: int = 200) -> li
     return seen
 
 
-def events(b: Battle, event: EventKind, /, **match: Any) -> list[dict[str, Any]]:
-    """The log's events of one kind whose keys match ``match``."""
+def events(b: Battle, event: EventKind, /, **match: Any) -> list[Event]:
+    """The log's events of one kind whose JSON keys match ``match``."""
     return [
-        e for e in b.log.events if e["e"] == event and all(e.get(k) == v for k, v in match.items())
+        e for e in b.log.events if e.e is event and all(e.get(k) == v for k, v in match.items())
     ]
 
 
-def rolls(b: Battle, what: str | None = None, who: int | None = None) -> list[dict[str, Any]]:
+def rolls(b: Battle, what: str | None = None, who: int | None = None) -> list[Event]:
     out = events(b, EventKind.ROLL)
     if what is not None:
         out = [e for e in out if e["what"] == what]

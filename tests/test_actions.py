@@ -40,7 +40,7 @@ from vtm_sim.choices import (
     Defense,
     DefenseKind,
 )
-from vtm_sim.events import EventKind
+from vtm_sim.events import EventKind, StunEvent
 from vtm_sim.stats import StatBlock
 
 MANY = [FILLER] * 200
@@ -513,7 +513,7 @@ def test_DMG_6_stunned_character_loses_its_next_turn() -> None:
     declare_all(b)
     step(b, ACT, 0, attack("punch", 1))
     step(b, DEFEND, 1, NONE)
-    assert events(b, EventKind.STUN) == [{"e": EventKind.STUN, "who": 1, "turn": 2}]
+    assert events(b, EventKind.STUN) == [StunEvent(1, 2)]
     step(b, ACT, 1, PASS)  # the stun costs the next turn, not the rest of this one
     # turn 2: only a declares and acts; t gets no defense either
     step(b, DECLARE, 0, ONE)

@@ -561,7 +561,7 @@ TAMPERS: dict[str, Callable[[list[str]], list[str]]] = {
 
 
 # not a battle log at all: bad input (exit 2); the rest do not reproduce (exit 1)
-MALFORMED = {"not_json", "no_header", "empty"}
+MALFORMED = {"not_json", "no_header", "empty", "bad_turn_limit", "no_faces_key"}
 
 
 @pytest.mark.parametrize("how", sorted(TAMPERS))

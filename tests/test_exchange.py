@@ -12,7 +12,7 @@ from rule_helpers import FILLER, dice_for, sheet, successes
 from vtm_sim.attack import BASE_DIFFICULTY, Situation
 from vtm_sim.choices import CalledShot, DefenseKind
 from vtm_sim.dice import DiceSource, RngDice, ScriptedDice
-from vtm_sim.events import EventKind
+from vtm_sim.events import ActionEvent, EventKind
 from vtm_sim.exchange import (
     ExchangeError,
     ExchangeResult,
@@ -79,9 +79,10 @@ def test_RNG_6_a_lone_target_of_a_spray_gets_half_added_whole(hits: int) -> None
     (atk,) = rolls(result, "attack")
     assert (atk["pool"], atk["diff"], atk["succ"]) == (15, 8, hits)
     (share,) = spray_shares(hits, 1)
-    spray = [e for e in result.events if e["e"] == EventKind.ACTION]
-    assert spray == [{"e": "action", "who": 0, "action": "spray", "targets": [1],
-                      "shares": [share]}]
+    spray = [e for e in result.events if e.e is EventKind.ACTION]
+    assert spray == [ActionEvent(0, "spray", {"targets": (1,), "shares": (share,)})]
+    assert spray[0].to_json() == {"e": "action", "who": 0, "action": "spray", "targets": [1],
+                                  "shares": [share]}
     assert result.outcome.net == share
     assert [r["pool"] for r in rolls(result, "damage")] == ([4 + share] if share else [])
     assert result.outcome.attack.successes == hits

@@ -10,8 +10,6 @@ stunned or staked), and every log replays (DICE-9).
 
 from __future__ import annotations
 
-import json
-
 import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -121,5 +119,5 @@ def test_random_sheets_play_keep_invariants_and_replay(
             assert 0 <= x.health.filled <= x.health.size
             assert x.blood >= 0 and x.willpower >= 0 and min(x.ammo, default=0) >= 0
             assert not x.stats.blood_pool or x.blood <= x.stats.blood_pool
-    log = EventLog([json.loads(line) for line in battle.log.jsonl().splitlines()])
+    log = EventLog.parse(battle.log.jsonl())
     assert replay(log).log.sha256() == battle.log.sha256()

@@ -21,7 +21,7 @@ from rule_helpers import (
 from vtm_sim.attack import defense_pool, plan_attack
 from vtm_sim.battle import Fighter
 from vtm_sim.choices import DefenseKind
-from vtm_sim.events import EventKind
+from vtm_sim.events import EventKind, StatusEvent
 from vtm_sim.health import HealthTrack, Status
 from vtm_sim.rules import load_rules
 from vtm_sim.stats import Kind
@@ -170,9 +170,7 @@ def test_DMG_8_incapacitated_combatant_is_out_and_the_battle_ends() -> None:
     assert b.pending is None
     victim = b.combatants[1]
     assert victim.health.status is Status.INCAPACITATED and not victim.active
-    assert events(b, EventKind.STATUS, who=1) == [
-        {"e": EventKind.STATUS, "who": 1, "status": "incapacitated"}
-    ]
+    assert events(b, EventKind.STATUS, who=1) == [StatusEvent(1, Status.INCAPACITATED)]
     assert (b.winner, b.end_reason, b.turn) == (0, "victory", 1)
 
 

@@ -7,7 +7,6 @@ CPX-2 (no action while stunned), DMG-7 (health within the track), DICE-9
 
 from __future__ import annotations
 
-import json
 import subprocess
 import sys
 from pathlib import Path
@@ -83,7 +82,7 @@ def test_random_battles_keep_invariants_and_replay(
         again, pols2 = make(seed + k, a, b, round(dist, 2), extra)
         play_checked(again, pols2)
         assert again.log.jsonl() == battle.log.jsonl()  # DICE-9: same seed, same battle
-    log = EventLog([json.loads(line) for line in battle.log.jsonl().splitlines()])
+    log = EventLog.parse(battle.log.jsonl())
     assert replay(log).log.sha256() == battle.log.sha256()
 
 

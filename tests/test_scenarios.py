@@ -12,7 +12,6 @@ fail with a ConfigError naming the file and the key.
 
 from __future__ import annotations
 
-import json
 import math
 from collections import Counter
 from dataclasses import dataclass, field
@@ -93,7 +92,7 @@ def played(name: str) -> Played:
     for seed in SEEDS:
         battle = scenario.battle(seed=seed)
         play_checked(battle, policies(len(scenario.fighters), seed), out)
-        again = replay(EventLog([json.loads(line) for line in battle.log.jsonl().splitlines()]))
+        again = replay(EventLog.parse(battle.log.jsonl()))
         assert again.winner == battle.winner and again.turn == battle.turn
         out.battles += 1
         out.winners[battle.winner] += 1

@@ -448,7 +448,7 @@ def test_a_battle_from_a_state_file_replays(tmp_path: Path, name: str, seed: int
     b = play(load_state(write(tmp_path, STATES[name]), seed=seed))
     assert b.over
     assert "standing" in b.log.events[0]
-    again = replay(EventLog(json.loads(line) for line in b.log.jsonl().splitlines()))
+    again = replay(EventLog.parse(b.log.jsonl()))
     assert again.log.jsonl() == b.log.jsonl()
 
 
@@ -471,7 +471,7 @@ def test_a_broken_standing_in_a_log_is_a_replay_error(tmp_path: Path) -> None:
         events = [json.loads(line) for line in b.log.jsonl().splitlines()]
         events[0]["standing"]["combatants"][1][key] = value
         with pytest.raises(ReplayError):
-            replay(EventLog(events))
+            replay(EventLog.from_json(events))
 
 
 # --- machine-written states -------------------------------------------------------------

@@ -15,7 +15,17 @@ from dataclasses import dataclass
 from vtm_sim.choices import CalledShot, DefenseKind
 from vtm_sim.combatant import Combatant
 from vtm_sim.dice import DiceSource, Roll, SpecialtyRule, roll
-from vtm_sim.events import EventKind, EventLog
+from vtm_sim.events import (
+    ActionEvent,
+    ArmorEvent,
+    DamageEvent,
+    EventLog,
+    HitEvent,
+    MissEvent,
+    RollEvent,
+    StatusEvent,
+    StunEvent,
+)
 from vtm_sim.rules import RuleSet
 from vtm_sim.stats import TALENTS
 from vtm_sim.tables import (
@@ -553,10 +563,9 @@ def resolve_attack(
     if elemental is None:
         elemental = plan.weapon.elemental
     if net < 1 or got == 0:
-        log.emit({"e": EventKind.MISS, "who": attacker.id, "target": defender.id,
-                  "net": max(net, 0)})
+        log.emit(MissEvent(attacker.id, defender.id, max(net, 0)))
         return AttackOutcome(a, d_roll, None, None, max(net, 0), 0, dtype, False)
-    log.emit({"e": EventKind.HIT, "who": attacker.id, "target": defender.id, "net": net})
+    log.emit(HitEvent(attacker.id, defender.id, net))
     instead = instead_of_damage  # MAN-10: disarm_successes says which successes count
     if instead is not None and rules.disarm_successes == "attack" and instead(
         defender, attacker, net, log
@@ -583,8 +592,7 @@ def disarm(defender: Combatant, attacker: Combatant, successes: int, log: EventL
         return False
     defender.lost[idx] = True
     defender.wielding = -1
-    log.emit({"e": EventKind.ACTION, "who": defender.id, "action": "disarmed",
-              "weapon": w.name, "by": attacker.id})
+    log.emit(ActionEvent(defender.id, "disarmed", {"weapon": w.name, "by": attacker.id}))
     return True
 
 
@@ -622,7 +630,7 @@ def soak_damage(
         if defender.armor_rating and not elemental and dealt >= 2 * defender.armor_rating:
             defender.armor_rating = 0  # SOAK-5
             defender.armor_penalty = 0
-            log.emit({"e": EventKind.ARMOR, "who": defender.id, "destroyed": True})
+            log.emit(ArmorEvent(defender.id, True))
     unsoaked = levels
     if dtype is DamageType.BASHING and defender.vampire:
         levels //= 2  # DMG-5
@@ -641,16 +649,14 @@ def apply_levels(defender: Combatant, levels: int, dtype: DamageType, log: Event
     """
     before = defender.health.status
     defender.health.take(levels, dtype)
-    log.emit({"e": EventKind.DAMAGE, "who": defender.id, "levels": levels,
-              "type": dtype.value, "track": defender.health.marks(),
-              "level": defender.health.level_name})
+    log.emit(DamageEvent(defender.id, levels, dtype, defender.health.marks(),
+                         defender.health.level_name))
     stunned = (levels if stun is None else stun) > stun_threshold(defender) and defender.active
     if stunned:
         defender.stunned_turn = turn + 1
-        log.emit({"e": EventKind.STUN, "who": defender.id, "turn": turn + 1})
+        log.emit(StunEvent(defender.id, turn + 1))
     if defender.health.status is not before:
-        log.emit({"e": EventKind.STATUS, "who": defender.id,
-                  "status": defender.health.status.value})
+        log.emit(StatusEvent(defender.id, defender.health.status))
     return stunned
 
 
@@ -669,8 +675,7 @@ def _parry_counter(defender: Combatant, attacker: Combatant, extra: int, rules: 
     """
     w, _ = hand_weapon(defender, False)
     base, auto = weapon_damage(defender, w)
-    log.emit({"e": EventKind.HIT, "who": defender.id, "target": attacker.id, "net": extra,
-              "parry": True})
+    log.emit(HitEvent(defender.id, attacker.id, extra, parry=True))
     apply_damage(defender.id, attacker, base + extra, auto,
                  effective_damage_type(w.damage_type, w, attacker, rules), rules, dice_for,
                  log, turn)
@@ -689,14 +694,5 @@ def _roll(
 
 def log_roll(log: EventLog, who: int, what: str, r: Roll, auto: int = 0) -> None:
     """Emit the roll event; ``auto``: automatic successes on a damage roll (VAMP-5)."""
-    ev = {"e": EventKind.ROLL, "who": who, "what": what, "pool": r.pool,
-          "diff": r.difficulty, "faces": list(r.faces), "succ": r.successes}
-    if r.botch:
-        ev["botch"] = True
-    if r.willpower:
-        ev["wp"] = True
-    if r.specialty:
-        ev["spec"] = True
-    if auto:
-        ev["auto"] = auto
-    log.emit(ev)
+    log.emit(RollEvent(who, what, r.pool, r.difficulty, r.faces, r.successes, r.botch,
+                       r.willpower, r.specialty, auto))

@@ -38,7 +38,15 @@ from vtm_sim.choices import (
 from vtm_sim.combatant import Combatant
 from vtm_sim.dice import DiceSource, RngDice, roll
 from vtm_sim.errors import IllegalActionError
-from vtm_sim.events import EventKind, EventLog
+from vtm_sim.events import (
+    BattleEvent,
+    DecideEvent,
+    EndEvent,
+    EventLog,
+    InitiativeEvent,
+    OrderEvent,
+    TurnEvent,
+)
 from vtm_sim.flow import (
     ACT_ASKED,
     ACT_ATTACKED,
@@ -194,19 +202,14 @@ class Battle(Strikes):
         field = self.field
         seed = self.seed
         turn_limit = self.turn_limit
-        header: dict[str, Any] = {
-            "e": EventKind.BATTLE, "version": LOG_VERSION, "seed": seed,
-            "rules": self.rules.model_dump(), "turn_limit": turn_limit,
-            "field": field_to_json(field), "ambush": [list(p) for p in self.ambush],
-            "combatants": [
-                {"id": c.id, "side": c.side, "x": c.x, "y": c.y, "prone": c.prone,
-                 "blinded": c.blinded, "sheet": sheet_of(c.stats)}
-                for c in self.combatants
-            ],
-        }
-        if self.standing is not None:  # set only before begin(), on a start=False battle
-            header["standing"] = self.standing
-        self.log.emit(header)
+        self.log.emit(BattleEvent(
+            LOG_VERSION, seed, self.rules.model_dump(), turn_limit, field_to_json(field),
+            self.ambush,
+            tuple({"id": c.id, "side": c.side, "x": c.x, "y": c.y, "prone": c.prone,
+                   "blinded": c.blinded, "sheet": sheet_of(c.stats)}
+                  for c in self.combatants),
+            self.standing,  # set only before begin(), on a start=False battle
+        ))
         self.stack = [Frame(Routine.TURNS)]
         self.pending = self._advance(None)
         return self.pending
@@ -226,8 +229,7 @@ class Battle(Strikes):
                     f"{self.combatants[decision.actor].name} cannot choose {choice.to_json()} "
                     f"at this {decision.kind.value} decision"
                 )
-        self.log.emit({"e": EventKind.DECIDE, "who": decision.actor,
-                       "kind": decision.kind.value, "choice": choice.to_json()})
+        self.log.emit(DecideEvent(decision.actor, decision.kind, choice))
         self._plans_for = -1
         self._plans.clear()
         self.pending = self._advance(choice)
@@ -354,7 +356,7 @@ class Battle(Strikes):
             "dice": to_json(),
         }
         if log:
-            state["log"] = list(self.log.events)
+            state["log"] = self.log.to_json()
         return state
 
     @classmethod
@@ -364,7 +366,9 @@ class Battle(Strikes):
 
         Without ``seed`` or ``dice`` it continues the saved dice stream; a
         ``seed`` starts a fresh stream from that seed instead. A state saved
-        without its log starts a new log whose header holds the state.
+        without its log starts a new log whose header holds the state: ``data``
+        itself, not a copy (copying would double the cost of a load), so it must
+        not be changed afterwards.
         Raises :class:`~vtm_sim.errors.StateError` on a malformed state.
         """
         from vtm_sim.saved import battle_from_state
@@ -398,7 +402,7 @@ class Battle(Strikes):
             stack.pop()
             return None
         self.turn += 1
-        self.log.emit({"e": EventKind.TURN, "turn": self.turn})
+        self.log.emit(TurnEvent(self.turn))
         self._roll_initiative()
         f.pc = TURNS_DECLARED
         # INIT-5: slowest declares first
@@ -438,8 +442,7 @@ class Battle(Strikes):
             reason = "all down"
         self.over = True
         self.end_reason = reason
-        self.log.emit({"e": EventKind.END, "winner": self.winner, "turns": self.turn,
-                       "reason": reason})
+        self.log.emit(EndEvent(self.winner, self.turn, reason))
 
     def _roll_initiative(self) -> None:
         """INIT-2/3/4: 1d10 + Dexterity + Wits - wounds; ties by rating."""
@@ -451,29 +454,26 @@ class Battle(Strikes):
             if given is not None and c.id in given:  # a state file's initiative, already rolled
                 c.rolled_penalty = c.health.penalty
                 c.initiative = given[c.id] + c.health.penalty
-                self.log.emit({"e": EventKind.INITIATIVE, "who": c.id, "given": given[c.id],
-                               "rating": c.rating, "penalty": c.health.penalty,
-                               "total": self.initiative_now(c)})
+                self.log.emit(InitiativeEvent(c.id, None, given[c.id], c.rating,
+                                              c.health.penalty, self.initiative_now(c)))
                 continue
             r = roll(1, 2, self.dice, damage=True)
             c.initiative = c.rating + r.faces[0]  # wounds come off when read (INIT-4)
             c.rolled_penalty = c.health.penalty
             if c.init_penalty_turn == self.turn:
                 c.initiative -= 2  # CPX-4
-            self.log.emit({"e": EventKind.INITIATIVE, "who": c.id, "die": r.faces[0],
-                           "rating": c.rating, "penalty": c.health.penalty,
-                           "total": self.initiative_now(c)})
+            self.log.emit(InitiativeEvent(c.id, r.faces[0], None, c.rating, c.health.penalty,
+                                          self.initiative_now(c)))
         self.order = sorted(
             (c for c in self.combatants if self.able(c)),
             key=lambda c: (-self.initiative_now(c), -c.rating, c.id),
         )
-        self.log.emit({"e": EventKind.ORDER, "order": [c.id for c in self.order]})
+        self.log.emit(OrderEvent(tuple(c.id for c in self.order)))
 
     def _spend_blood(self, c: Combatant, spend: BloodSpend) -> None:
         healed = spend_blood(c, spend)
-        self.log.emit({"e": EventKind.ACTION, "who": c.id, "action": "blood",
-                       "use": spend.use.value, "points": spend.points, "healed": healed,
-                       "blood": c.blood, "track": c.health.marks()})
+        self.say(c.id, "blood", use=spend.use.value, points=spend.points, healed=healed,
+                 blood=c.blood, track=c.health.marks())
 
     def _apply_declaration(self, c: Combatant, d: Declaration) -> None:
         c.full_defense = d.full_defense

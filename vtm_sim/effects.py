@@ -27,7 +27,7 @@ from vtm_sim.attack import (
 from vtm_sim.choices import CalledShot
 from vtm_sim.combatant import Combatant
 from vtm_sim.dice import DiceSource, Roll, roll
-from vtm_sim.events import EventKind, EventLog
+from vtm_sim.events import ActionEvent, EventLog, HitEvent, MishapEvent
 from vtm_sim.rules import RuleSet
 from vtm_sim.space import Field
 from vtm_sim.tables import DamageType, Effect, Maneuver, Tables, WeaponClass
@@ -73,7 +73,8 @@ class Effects:
         return r
 
     def say(self, who: int, action: str, **data: object) -> None:
-        self.log.emit({"e": EventKind.ACTION, "who": who, "action": action, **data})
+        """An ACTION event; list details are passed as tuples (events are immutable)."""
+        self.log.emit(ActionEvent(who, action, data))
 
     # --- knockdown, sweep, tackle ------------------------------------------
     def keep_footing(self, v: Combatant, difficulty: int, what: str) -> bool:
@@ -234,8 +235,7 @@ class Effects:
         log_roll(self.log, c.id, "mishap", r)
         effect = self.tables.mishaps.effect(table, r.faces[0])
         _, idx = hand_weapon(c, plan.offhand)
-        self.log.emit({"e": EventKind.MISHAP, "who": c.id, "weapon": plan.weapon.name,
-                       "effect": effect})
+        self.log.emit(MishapEvent(c.id, plan.weapon.name, effect))
         if effect == "jam" and idx >= 0:
             c.jammed[idx] = True
         elif effect in ("drop", "break") and idx >= 0:
@@ -275,8 +275,7 @@ class Effects:
         base, auto = weapon_damage(c, plan.weapon)
         if plan.weapon.cls is WeaponClass.UNARMED:
             base, auto = c.attr("strength"), 0
-        self.log.emit({"e": EventKind.HIT, "who": c.id, "target": ally.id, "net": 1,
-                       "mishap": True})
+        self.log.emit(HitEvent(c.id, ally.id, 1, mishap=True))
         apply_damage(c.id, ally, max(1, base), auto,
                      effective_damage_type(plan.damage_type, plan.weapon, ally, self.rules),
                      self.rules, self._dice_for, self.log, self.turn)

@@ -43,7 +43,14 @@ from vtm_sim.combatant import Combatant
 from vtm_sim.dice import DiceSource
 from vtm_sim.effects import instead_of_damage
 from vtm_sim.errors import IllegalActionError
-from vtm_sim.events import Event, EventKind, EventLog
+from vtm_sim.events import (
+    ActionEvent,
+    AttackEvent,
+    DefenseEvent,
+    Event,
+    EventLog,
+    ExchangeEvent,
+)
 from vtm_sim.forecast import plan_odds
 from vtm_sim.maneuver import Need, WeaponUse
 from vtm_sim.rules import RuleSet, load_rules
@@ -217,16 +224,13 @@ def _check_defense(defender: Combatant, plan: AttackPlan, kind: DefenseKind) -> 
     )
 
 
-def _header(attacker: Combatant, defender: Combatant, rules: RuleSet) -> Event:
+def _header(attacker: Combatant, defender: Combatant, rules: RuleSet) -> ExchangeEvent:
     """The ``exchange`` event: the rules and the two sides, where they stand."""
-    return {
-        "e": EventKind.EXCHANGE,
-        "rules": rules.model_dump(),
-        "combatants": [
-            {"id": c.id, "side": c.side, "x": c.x, "y": c.y, "sheet": sheet_of(c.stats)}
-            for c in (attacker, defender)
-        ],
-    }
+    return ExchangeEvent(
+        rules.model_dump(),
+        tuple({"id": c.id, "side": c.side, "x": c.x, "y": c.y, "sheet": sheet_of(c.stats)}
+              for c in (attacker, defender)),
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -308,18 +312,13 @@ def resolve_exchange(
                rules, tables)
     a, d, plan, kind = s.attacker, s.defender, s.plan, s.defense
     log = EventLog([_header(a, d, s.rules)])
-    ev: Event = {"e": EventKind.ATTACK, "who": a.id, "target": d.id,
-                 "maneuver": plan.maneuver, "weapon": plan.weapon.name}
-    if called is not None:
-        ev["called"] = called.value
-    log.emit(ev)
+    log.emit(AttackEvent(a.id, d.id, plan.maneuver, plan.weapon.name, called))
     if kind is not DefenseKind.NONE:
-        log.emit({"e": EventKind.DEFENSE, "who": d.id, "kind": kind.value, "against": a.id})
+        log.emit(DefenseEvent(d.id, kind, a.id))
     if plan.area > 0:  # RNG-6: the defender is the lone target in the area
         atk = roll_attack(plan, a, s.rules, dice_for, log)
         shares = spray_shares(atk.successes, 1)
-        log.emit({"e": EventKind.ACTION, "who": a.id, "action": "spray", "targets": [d.id],
-                  "shares": shares})
+        log.emit(ActionEvent(a.id, "spray", {"targets": (d.id,), "shares": tuple(shares)}))
         out = resolve_attack(plan, a, d, kind, 0, BASE_DIFFICULTY + SPRAY_DODGE, s.rules,
                              dice_for, log, TURN, attack_roll=atk, successes=shares[0],
                              spray=True, instead_of_damage=instead_of_damage(plan))

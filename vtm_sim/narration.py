@@ -5,7 +5,9 @@ Storyteller can read aloud: turns, initiative, declarations, moves, each attack
 with its dice, defenses, damage, stuns, status changes and the end. Names come
 from the header, the first event: a ``battle`` or, for a single attack outside a
 battle (:mod:`vtm_sim.exchange`), an ``exchange``. Nothing here reads engine state,
-so a log read back from JSONL narrates exactly like the live battle.
+and each event is read in its JSON form (:meth:`~vtm_sim.events.Event.to_json`, the
+line a log file holds), so a log read back from JSONL narrates exactly like the
+live battle.
 
 An attack chain is told in at most three lines: the attack roll, the defense
 roll, and one line for the outcome (hit, damage dice, soak dice and the health
@@ -25,11 +27,15 @@ levels taken), e.g.::
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from vtm_sim.events import Event, EventKind
+from vtm_sim.events import Event, EventKind, RollEvent
+
+# An event's JSON form (Event.to_json), what narration reads: exactly what a log
+# file holds, so a live log and one read back from JSONL narrate alike.
+Fields = dict[str, Any]
 
 __all__ = ["narrate", "plural", "roll_text"]
 
@@ -124,12 +130,15 @@ def _thing(name: str | None) -> str:
     return (name or "weapon").replace("_", " ")
 
 
-def roll_text(ev: Event, label: str = "") -> str:
+def roll_text(ev: RollEvent | Mapping[str, Any], label: str = "") -> str:
     """One roll event as ``6 dice at difficulty 6 -> 8 6 1: 1 success``.
 
     Damage and soak rolls (DICE-6) read ``5 dice -> ...`` (their difficulty
     is 6 and 1s do not cancel). ``label`` names the dice: ``5 damage dice``.
+    ``ev``: the event or its JSON form.
     """
+    if isinstance(ev, RollEvent):
+        ev = ev.to_json()
     pool = int(ev.get("pool", 0))
     what = str(ev.get("what", ""))
     damage = what in ("damage", "soak")
@@ -175,16 +184,16 @@ class _Narrator:
     stunned: dict[int, int] = field(default_factory=dict)  # who -> turn lost
     delayed: set[int] = field(default_factory=set)
     last_act: dict[int, dict[str, Any]] = field(default_factory=dict)
-    attack: Event | None = None  # the attack event whose roll is awaited
+    attack: Fields | None = None  # the attack event whose roll is awaited
     attack_rolled: bool = False
-    attack_roll: Event | None = None
+    attack_roll: Fields | None = None
     miss_told: bool = False
     defense: str | None = None
     hit: list[str] = field(default_factory=list)  # parts of the outcome line
     hit_auto: int = 0  # Potence successes that may join the damage roll
-    damage_roll: Event | None = None
+    damage_roll: Fields | None = None
     damage_at: int = -1  # index of the damage dice in ``hit``
-    soak_roll: Event | None = None
+    soak_roll: Fields | None = None
     shares: dict[int, int] = field(default_factory=dict)  # RNG-6: each target's share
 
     # --- names ------------------------------------------------------------
@@ -198,7 +207,7 @@ class _Narrator:
             return "the " + n[4:]
         return n
 
-    def setup(self, header: Event) -> None:
+    def setup(self, header: Fields) -> None:
         raw = header.get("combatants") or []
         state = header.get("state")
         if isinstance(state, dict):  # a log begun from a saved state (Battle.from_state)
@@ -253,7 +262,7 @@ class _Narrator:
             )
         self.attack = None
 
-    def weapon_phrase(self, ev: Event) -> str:
+    def weapon_phrase(self, ev: Fields) -> str:
         m = str(ev.get("maneuver"))
         if m in _MANEUVER_NOUN:
             return _MANEUVER_NOUN[m]
@@ -261,7 +270,7 @@ class _Narrator:
             return f"the {_thing(ev.get('weapon'))}"
         return f"a {_thing(m)}"
 
-    def attack_verb(self, ev: Event) -> str:
+    def attack_verb(self, ev: Fields) -> str:
         """``shoots at the Elder with the ak47``, ``attacks the Elder with a kick``."""
         target = self.name(ev.get("target"))
         weapon = _thing(ev.get("weapon"))
@@ -281,24 +290,21 @@ class _Narrator:
         return f" ({', '.join(notes)})" if notes else ""
 
     # --- events -------------------------------------------------------------------
-    def feed(self, ev: Event) -> None:
-        try:
-            kind = EventKind(str(ev.get("e")))
-        except ValueError:
-            return
+    def feed(self, event: Event) -> None:
+        kind = event.e
         chain = (EventKind.ROLL, EventKind.ARMOR)
         if self.hit and kind not in chain and kind is not EventKind.DAMAGE:
             self.flush_hit()
         handler = getattr(self, f"on_{kind.value}", None)
         if handler is not None:
-            handler(ev)
+            handler(event.to_json())
 
-    def on_exchange(self, ev: Event) -> None:
+    def on_exchange(self, ev: Fields) -> None:
         """A single attack outside a battle: the two sides, so far apart."""
         if not self.people:
             self.introduce(ev)
 
-    def on_battle(self, ev: Event) -> None:
+    def on_battle(self, ev: Fields) -> None:
         if self.people:
             return
         self.introduce(ev)
@@ -308,7 +314,7 @@ class _Narrator:
         elif lighting and lighting != "normal":
             self.say(f"Lighting: {lighting}.")
 
-    def introduce(self, ev: Event) -> None:
+    def introduce(self, ev: Fields) -> None:
         """Who faces whom (or the sides), and who starts prone or blinded."""
         self.setup(ev)
         sides: dict[int, list[str]] = {}
@@ -327,14 +333,14 @@ class _Narrator:
         if isinstance(standing, dict) and "turn" in standing:
             self.say(f"The fight as it stood before turn {standing['turn']} (a state file).")
 
-    def on_turn(self, ev: Event) -> None:
+    def on_turn(self, ev: Fields) -> None:
         self.flush_attack()
         self.turn = int(ev.get("turn", self.turn + 1))
         self.totals = {}
         self.delayed = set()
         self.say(f"Turn {self.turn}.")
 
-    def on_initiative(self, ev: Event) -> None:
+    def on_initiative(self, ev: Fields) -> None:
         who = int(ev["who"])
         die, rating, pen, total = (ev.get(k, 0) for k in ("die", "rating", "penalty", "total"))
         self.totals[who] = int(total)
@@ -344,7 +350,7 @@ class _Narrator:
         wounds = f" - {pen} (wounds)" if pen else ""
         self.say(f"{self.name(who, True)} rolls initiative {die} + {rating}{wounds} = {total}.")
 
-    def on_order(self, ev: Event) -> None:
+    def on_order(self, ev: Fields) -> None:
         order = [int(i) for i in ev.get("order", [])]
         if len(order) > 1:
             parts = [f"{self.name(i, True)} ({self.totals.get(i, '?')})" for i in order]
@@ -353,7 +359,7 @@ class _Narrator:
             if lost == self.turn and who in order:
                 self.say(f"{self.name(who, True)} is still dazed and loses this turn.")
 
-    def on_decide(self, ev: Event) -> None:
+    def on_decide(self, ev: Fields) -> None:
         who = int(ev["who"])
         choice = ev.get("choice") or {}
         kind = ev.get("kind")
@@ -392,7 +398,7 @@ class _Narrator:
             parts.append("will spend Willpower on the first attack")
         self.say(", ".join(parts[:-1]) + (" and " if len(parts) > 1 else "") + parts[-1] + ".")
 
-    def on_move(self, ev: Event) -> None:
+    def on_move(self, ev: Fields) -> None:
         who = int(ev["who"])
         to = ev.get("to") or [0.0, 0.0]
         if 0 <= who < len(self.people):
@@ -414,7 +420,7 @@ class _Narrator:
         else:
             self.say(f"{n} moves {yards} toward {t}{apart}.")
 
-    def on_attack(self, ev: Event) -> None:
+    def on_attack(self, ev: Fields) -> None:
         self.flush_attack()
         self.attack = ev
         self.miss_told = False
@@ -423,10 +429,10 @@ class _Narrator:
         self.defense = None
         self.shares = {}
 
-    def on_defense(self, ev: Event) -> None:
+    def on_defense(self, ev: Fields) -> None:
         self.defense = str(ev.get("kind"))
 
-    def on_abort(self, ev: Event) -> None:
+    def on_abort(self, ev: Fields) -> None:
         n = self.name(ev.get("who"), True)
         if ev.get("method") == "willpower":
             self.say(f"{n} spends a Willpower point to abandon the declared action and defend.")
@@ -435,7 +441,7 @@ class _Narrator:
         else:
             self.say(f"{n} fails to abort and must carry out the declared action.")
 
-    def on_roll(self, ev: Event) -> None:
+    def on_roll(self, ev: Fields) -> None:
         what = str(ev.get("what", ""))
         who = ev.get("who")
         text = roll_text(ev)  # damage and soak rolls name their dice instead
@@ -467,7 +473,7 @@ class _Narrator:
         else:
             self.say(f"{self.name(who, True)} rolls {what.replace('_', ' ')}: {text}.")
 
-    def on_mishap(self, ev: Event) -> None:
+    def on_mishap(self, ev: Fields) -> None:
         w = ev.get("weapon")
         with_what = "bare hands" if w == "unarmed" else f"the {_thing(w)}"
         effect = ev.get("effect")
@@ -478,7 +484,7 @@ class _Narrator:
             )
         self.say(f"A botch: {self.name(ev.get('who'))} fumbles the attack with {with_what}{then}.")
 
-    def on_miss(self, ev: Event) -> None:
+    def on_miss(self, ev: Fields) -> None:
         if self.attack is not None and not self.attack_rolled:
             self.flush_attack()
             return
@@ -498,7 +504,7 @@ class _Narrator:
             return f"Miss: the {self.defense} takes away {lost}."
         return "Miss."
 
-    def on_hit(self, ev: Event) -> None:
+    def on_hit(self, ev: Fields) -> None:
         self.flush_hit()
         net = int(ev.get("net", 0))
         if ev.get("parry"):  # DEF-6: the attack missed; the miss event follows the counter
@@ -522,7 +528,7 @@ class _Narrator:
             return self.people[who]
         return None
 
-    def on_armor(self, ev: Event) -> None:
+    def on_armor(self, ev: Fields) -> None:
         who = ev.get("who")
         p = self.person(who)
         armor = p.armor if p else None
@@ -532,7 +538,7 @@ class _Narrator:
         else:
             self.say(part[0].upper() + part[1:] + ".")
 
-    def on_damage(self, ev: Event) -> None:
+    def on_damage(self, ev: Fields) -> None:
         who = ev.get("who")
         levels = int(ev.get("levels", 0))
         dtype = str(ev.get("type", ""))
@@ -589,14 +595,14 @@ class _Narrator:
         p = self.person(who)
         return dtype == "bashing" and p is not None and p.kind == "vampire"
 
-    def on_stun(self, ev: Event) -> None:
+    def on_stun(self, ev: Fields) -> None:
         who = int(ev["who"])
         lost = int(ev.get("turn", self.turn + 1))
         self.stunned[who] = lost
         when = f"turn {lost}" if self.turn else "the next turn"
         self.say(f"{self.name(who, True)} is stunned by the blow and will lose {when}.")
 
-    def on_status(self, ev: Event) -> None:
+    def on_status(self, ev: Fields) -> None:
         who = ev.get("who")
         status = str(ev.get("status"))
         n = self.name(who, True)
@@ -607,7 +613,7 @@ class _Narrator:
         else:
             self.say(f"{n} {_STATUS_TEXT.get(status, 'is now ' + status)}.")
 
-    def on_action(self, ev: Event) -> None:
+    def on_action(self, ev: Fields) -> None:
         n = self.name(ev.get("who"), True)
         what = ev.get("action")
         ok = ev.get("ok", True)
@@ -659,7 +665,7 @@ class _Narrator:
                 )
             )
 
-    def spray_line(self, ev: Event, n: str) -> None:
+    def spray_line(self, ev: Fields, n: str) -> None:
         """RNG-6: who is in the area and each one's share of the successes."""
         targets = [t for t in ev.get("targets") or [] if isinstance(t, int)]
         shares = [int(x) for x in ev.get("shares") or []]
@@ -673,7 +679,7 @@ class _Narrator:
             self.shares = dict(zip(targets, shares, strict=True))
         self.say(line + ".")
 
-    def blood_line(self, ev: Event, n: str) -> None:
+    def blood_line(self, ev: Fields, n: str) -> None:
         """VAMP-2: blood spent before declarations (nothing to say for none)."""
         use, points = str(ev.get("use", "none")), int(ev.get("points", 0))
         if use == "none" or not points:
@@ -688,7 +694,7 @@ class _Narrator:
         else:
             self.say(f"{spent} to raise {use.capitalize()} by {points} ({left}).")
 
-    def ambush_line(self, ev: Event, n: str) -> None:
+    def ambush_line(self, ev: Fields, n: str) -> None:
         """ATK-11: the margin of the attacker's Stealth over the target's notice."""
         target = ev.get("target")
         margin = int(ev.get("margin", 0))
@@ -700,7 +706,7 @@ class _Narrator:
         else:
             self.say(f"{self.name(target, True)} spots {self.name(ev.get('who'))} in time.")
 
-    def on_end(self, ev: Event) -> None:
+    def on_end(self, ev: Fields) -> None:
         self.flush_attack()
         turns = int(ev.get("turns", self.turn))
         after = f"after {plural(turns, 'turn')}"

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from vtm_sim.battle import Battle, Fighter, field_from_json
-from vtm_sim.choices import DecisionKind, choice_from_json
+from vtm_sim.choices import shared
 from vtm_sim.dice import ScriptedDice
 from vtm_sim.errors import (
     ConfigError,
@@ -14,14 +14,22 @@ from vtm_sim.errors import (
     ReplayError,
     StateError,
 )
-from vtm_sim.events import Event, EventKind, EventLog, dumps
+from vtm_sim.events import (
+    BattleEvent,
+    DecideEvent,
+    Event,
+    EventLog,
+    InitiativeEvent,
+    RollEvent,
+    dumps,
+)
 from vtm_sim.rules import RuleSet
 from vtm_sim.stats import StatBlockSpec, build_stat_block
 
 
-def fighters_from_header(header: Event) -> list[Fighter]:
+def fighters_from_header(header: BattleEvent) -> list[Fighter]:
     out = []
-    for c in header["combatants"]:
+    for c in header.combatants:
         spec = StatBlockSpec.model_validate(c["sheet"])
         stats = build_stat_block(spec, f"log combatant {c['id']}")
         out.append(Fighter(stats, int(c["side"]), float(c["x"]), float(c["y"]),
@@ -44,26 +52,27 @@ def replay(log: EventLog) -> Battle:
 
 def _replay(log: EventLog) -> Battle:
     events = log.events
-    if not events or events[0].get("e") != EventKind.BATTLE:
+    if not events or not isinstance(events[0], BattleEvent):
         raise LogFormatError("log does not start with a 'battle' header event")
     header = events[0]
-    if "state" in header:  # a log begun from a saved state (Battle.from_state)
-        return _replay_from_state(log, header["state"])
+    if header.state is not None:  # a log begun from a saved state (Battle.from_state)
+        return _replay_from_state(log, header.state)
+    if header.turn_limit is None:  # only a saved-state header has none
+        raise ReplayError("bad battle header: no turn_limit")
     try:
-        rules = RuleSet.model_validate(header["rules"])
+        rules = RuleSet.model_validate(header.rules)
         fighters = fighters_from_header(header)
     except (KeyError, TypeError, ValueError, ConfigError) as exc:
         raise LogFormatError(f"bad battle header: {exc}") from None
     faces, decisions = _dice_and_decisions(events)
     try:
-        field = field_from_json(header["field"])
-        ambush = [(int(a), int(t)) for a, t in header.get("ambush", [])]
+        field = field_from_json(header.field or {})
     except (KeyError, TypeError, ValueError) as exc:
         raise ReplayError(f"bad battle header field: {exc}") from None
-    standing = header.get("standing")
+    standing = header.standing
     battle = Battle(
-        fighters, seed=header.get("seed"), dice=ScriptedDice(faces, "log"), rules=rules,
-        turn_limit=int(header["turn_limit"]), field=field, ambush=ambush,
+        fighters, seed=header.seed, dice=ScriptedDice(faces, "log"), rules=rules,
+        turn_limit=header.turn_limit, field=field, ambush=header.ambush,
         start=standing is None,
     )
     if standing is not None:  # a battle started from a state file (vtm_sim.standing)
@@ -76,24 +85,23 @@ def _replay(log: EventLog) -> Battle:
     return battle
 
 
-def _dice_and_decisions(events: list[Event]) -> tuple[list[int], list[Event]]:
+def _dice_and_decisions(events: list[Event]) -> tuple[list[int], list[DecideEvent]]:
     """Every die rolled (in order) and every decision taken, as the log records them."""
     faces: list[int] = []
-    decisions: list[Event] = []
+    decisions: list[DecideEvent] = []
     for ev in events:
-        if ev["e"] == EventKind.ROLL:
-            faces.extend(ev["faces"])
-        elif ev["e"] == EventKind.INITIATIVE and "die" in ev:
-            faces.append(ev["die"])
-        elif ev["e"] == EventKind.DECIDE:
+        if isinstance(ev, RollEvent):
+            faces.extend(ev.faces)
+        elif isinstance(ev, InitiativeEvent):
+            if ev.die is not None:
+                faces.append(ev.die)
+        elif isinstance(ev, DecideEvent):
             decisions.append(ev)
     return faces, decisions
 
 
-def _replay_from_state(log: EventLog, state: Any) -> Battle:
+def _replay_from_state(log: EventLog, state: dict[str, Any]) -> Battle:
     faces, decisions = _dice_and_decisions(log.events)
-    if not isinstance(state, dict):
-        raise LogFormatError("bad battle header: 'state' is not an object")
     try:
         battle = Battle.from_state(state, dice=ScriptedDice(faces, "log"))
     except StateError as exc:
@@ -103,19 +111,18 @@ def _replay_from_state(log: EventLog, state: Any) -> Battle:
     return battle
 
 
-def _decide(battle: Battle, decisions: list[Event]) -> None:
+def _decide(battle: Battle, decisions: list[DecideEvent]) -> None:
     for n, ev in enumerate(decisions):
         pending = battle.pending
         if pending is None:
             raise ReplayError(f"decision {n + 1}: the battle had already ended")
-        kind = DecisionKind(ev["kind"])
-        if pending.kind is not kind or pending.actor != ev["who"]:
+        if pending.kind is not ev.kind or pending.actor != ev.who:
             raise ReplayError(
-                f"decision {n + 1}: log has {ev['kind']} by {ev['who']}, "
+                f"decision {n + 1}: log has {ev.kind.value} by {ev.who}, "
                 f"replay asks {pending.kind.value} of {pending.actor}"
             )
         try:
-            battle.choose(choice_from_json(kind, ev["choice"]))
+            battle.choose(shared(ev.choice))
         except IllegalActionError as exc:
             raise ReplayError(f"decision {n + 1}: {exc}") from None
 
@@ -123,7 +130,8 @@ def _decide(battle: Battle, decisions: list[Event]) -> None:
 def verify(original: EventLog, replayed: EventLog) -> None:
     """The two logs must match event for event."""
     for n, (a, b) in enumerate(zip(original.events, replayed.events, strict=False), 1):
-        if dumps(a) != dumps(b):
-            raise ReplayError(f"event {n} differs: log {dumps(a)} vs replay {dumps(b)}")
+        la, lb = dumps(a.to_json()), dumps(b.to_json())
+        if la != lb:
+            raise ReplayError(f"event {n} differs: log {la} vs replay {lb}")
     if len(original) != len(replayed):
         raise ReplayError(f"log has {len(original)} events, replay {len(replayed)}")

@@ -17,7 +17,7 @@ from vtm_sim.choices import DecisionKind, choice_from_json, shared
 from vtm_sim.combatant import Combatant
 from vtm_sim.dice import DiceSource, RngDice, dice_from_json
 from vtm_sim.errors import ConfigError, DiceError, ReplayError, StateError
-from vtm_sim.events import EventKind, EventLog
+from vtm_sim.events import BattleEvent, EventLog
 from vtm_sim.flow import Frame
 from vtm_sim.rules import RuleSet
 from vtm_sim.state import LOG_VERSION, STATE_FORMAT, STATE_VERSION
@@ -78,10 +78,10 @@ def _rebuild(data: dict[str, Any], seed: int | None, dice: DiceSource | None,
     b.initiative_given = None if given is None else {int(k): int(v) for k, v in given}
     b.stack = [Frame.from_json(f, tables) for f in data["flow"]]
     if "log" in data:
-        b.log = EventLog(data["log"])
+        b.log = EventLog.from_json(data["log"])
     else:
         b.log = EventLog()
-        b.log.emit({"e": EventKind.BATTLE, "version": LOG_VERSION, "state": data})
+        b.log.emit(BattleEvent.saved(LOG_VERSION, data))  # data itself: see Battle.from_state
     saved = data["pending"]
     if not b.stack:
         if saved is not None:

@@ -25,7 +25,7 @@ from vtm_sim.choices import (
 )
 from vtm_sim.combatant import Combatant
 from vtm_sim.effects import Effects
-from vtm_sim.events import EventKind
+from vtm_sim.events import MoveEvent
 from vtm_sim.flow import Frame
 from vtm_sim.maneuver import Maneuver
 from vtm_sim.movement import approach_cost, burden, run_allowance
@@ -254,8 +254,7 @@ class BattleState(Effects):
         c.x = round(c.x + ux * yards, 3)
         c.y = round(c.y + uy * yards, 3)
         c.moved += abs(yards)
-        self.log.emit({"e": EventKind.MOVE, "who": c.id, "from": [fx, fy], "to": [c.x, c.y],
-                       "yards": round(abs(yards), 3)})
+        self.log.emit(MoveEvent(c.id, (fx, fy), (c.x, c.y), round(abs(yards), 3)))
 
     def _face_nearest(self, c: Combatant) -> None:
         foes = [o for o in self.combatants if o.side != c.side]

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-from typing import Any
 
 from vtm_sim.attack import (
     BASE_DIFFICULTY,
@@ -31,7 +30,7 @@ from vtm_sim.choices import (
 )
 from vtm_sim.combatant import Combatant
 from vtm_sim.effects import EFFECTS, instead_of_damage
-from vtm_sim.events import EventKind
+from vtm_sim.events import AbortEvent, AmmoEvent, AttackEvent, DefenseEvent, MissEvent
 from vtm_sim.flow import (
     ATTACK_DEFENDING,
     ATTACK_ROLLING,
@@ -124,16 +123,11 @@ class Strikes(Options):
         plan = None if sit is None else plan_attack(
             c, t, m, self.tables, self.rules, penalty=penalty + move_pen, situation=sit,
             called=a.called, offhand=a.offhand)
-        ev: dict[str, Any] = {"e": EventKind.ATTACK, "who": c.id, "target": t.id,
-                              "maneuver": m, "weapon": plan.weapon.name if plan else None}
-        if a.called is not None:
-            ev["called"] = a.called.value
-        if a.offhand:
-            ev["offhand"] = True
-        self.log.emit(ev)
+        self.log.emit(AttackEvent(c.id, t.id, m, plan.weapon.name if plan else None,
+                                  a.called, a.offhand))
         self._face(c, t)
         if plan is None or plan.pool <= 0 or not t.active:
-            self.log.emit({"e": EventKind.MISS, "who": c.id, "target": t.id, "net": 0})
+            self.log.emit(MissEvent(c.id, t.id, 0))
             return None
         self._spend_ammo(c, plan, a.offhand)
         return plan
@@ -146,7 +140,7 @@ class Strikes(Options):
             c.aim_dice = 0
             c.aim_target = -1
         if atk.botch and not plan.auto_hit:
-            self.log.emit({"e": EventKind.MISS, "who": c.id, "target": t.id, "net": 0})
+            self.log.emit(MissEvent(c.id, t.id, 0))
             self.mishap(c, plan, t)  # ATK-4, DICE-4, CPX-6
             return
         d_diff = BASE_DIFFICULTY + self.opponents_modifier(t) + self.physical_difficulty(t)
@@ -181,8 +175,7 @@ class Strikes(Options):
                 c.wielding = -1
             if c.offhand == idx:
                 c.offhand = -1
-        self.log.emit({"e": EventKind.AMMO, "who": c.id, "weapon": plan.weapon.name,
-                       "spent": plan.rounds, "left": c.ammo[idx]})
+        self.log.emit(AmmoEvent(c.id, plan.weapon.name, plan.rounds, c.ammo[idx]))
 
     def _spray(self, c: Combatant, center: Combatant, plan: AttackPlan, wp: bool,
                targets: list[Combatant], guards: list[tuple[DefenseKind, int]]) -> None:
@@ -192,7 +185,7 @@ class Strikes(Options):
             self.mishap(c, plan, center)
             return
         shares = spray_shares(atk.successes, len(targets))
-        self.say(c.id, "spray", targets=[t.id for t in targets], shares=shares)
+        self.say(c.id, "spray", targets=tuple(t.id for t in targets), shares=tuple(shares))
         for t, share, (defense, d_pen) in zip(targets, shares, guards, strict=True):
             d_diff = (BASE_DIFFICULTY + self.opponents_modifier(t) + SPRAY_DODGE
                       + self.physical_difficulty(t))
@@ -279,8 +272,7 @@ class Strikes(Options):
                 d.acted = True  # the declared action is abandoned
                 d.delayed = d.waiting = False
             pen = self._use_slot(d, keep_first=not d.acted)
-        self.log.emit({"e": EventKind.DEFENSE, "who": d.id, "kind": choice.kind.value,
-                       "against": attacker.id})
+        self.log.emit(DefenseEvent(d.id, choice.kind, attacker.id))
         return choice.kind, pen
 
     def _abort(self, d: Combatant, method: AbortMethod) -> bool:
@@ -291,5 +283,5 @@ class Strikes(Options):
         else:
             r = self.roll_logged(d.id, "abort", d.stats.willpower, self.rules.abort_difficulty)
             ok = r.successes > 0
-        self.log.emit({"e": EventKind.ABORT, "who": d.id, "method": method.value, "ok": ok})
+        self.log.emit(AbortEvent(d.id, method, ok))
         return ok
