@@ -32,6 +32,7 @@ MYPY = "mypy>=1.10"
 COMPILED_MODULES = [
     "vtm_sim/dice.py",
     "vtm_sim/health.py",
+    "vtm_sim/relations.py",
     "vtm_sim/weapons.py",
     "vtm_sim/sheet.py",
     "vtm_sim/maneuver.py",

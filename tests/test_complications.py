@@ -34,6 +34,7 @@ from vtm_sim.blood import blood_budget
 from vtm_sim.choices import AbortMethod, Action, ActionKind, CalledShot, Declaration, Defense
 from vtm_sim.choices import DefenseKind as DK
 from vtm_sim.events import EventKind
+from vtm_sim.relations import Grip, GripKind
 from vtm_sim.stats import StatBlock
 
 
@@ -154,7 +155,8 @@ def _three(held: bool, staked: bool = False, faces: list[int] | None = None) -> 
     ]
     b = battle(fs, faces or [9, 8, 1, 1, *[FILLER] * 20])
     if held:
-        b.combatants[0].holding, b.combatants[2].held_by = 2, 0
+        grip = Grip(GripKind.HOLD, 0, 2, 0)  # MAN-7: 0 holds 2
+        b.combatants[0].grip = b.combatants[2].grip = grip
     if staked:
         b.combatants[2].staked = True
     declare_all(b)

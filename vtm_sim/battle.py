@@ -66,6 +66,7 @@ from vtm_sim.flow import (
     Routine,
 )
 from vtm_sim.options import declarations
+from vtm_sim.relations import Aim
 from vtm_sim.rules import RuleSet, load_rules
 from vtm_sim.space import OPEN_FIELD, CoverLevel, CoverZone, Field, Lighting, Wall
 from vtm_sim.state import (
@@ -675,8 +676,7 @@ class Battle(Strikes):
         if kind is not ActionKind.AIM and not (
             kind is ActionKind.ATTACK and choice.target == c.aim_target
         ):
-            c.aim_dice = 0  # RNG-7: aiming allows nothing else
-            c.aim_target = -1
+            c.aim = None  # RNG-7: aiming allows nothing else
         if kind is ActionKind.ATTACK:
             f.pc = ACT_ATTACKED
             self.stack.append(Frame(Routine.ATTACK, actor=c.id, action=choice, penalty=penalty))
@@ -772,13 +772,11 @@ class Battle(Strikes):
     def _aim(self, c: Combatant, a: Action) -> None:
         """RNG-7: +1 die a full turn spent aiming, up to Perception."""
         assert a.target is not None
+        dice = 1
         if c.aim_target == a.target and c.aim_turn == self.turn - 1:
-            c.aim_dice = min(c.attr("perception"), c.aim_dice + 1)
-        else:
-            c.aim_dice = 1
-        c.aim_target = a.target
-        c.aim_turn = self.turn
-        self.say(c.id, "aim", target=a.target, dice=c.aim_dice)
+            dice = min(c.attr("perception"), c.aim_dice + 1)
+        c.aim = Aim(a.target, dice, self.turn)
+        self.say(c.id, "aim", target=a.target, dice=dice)
 
     def _take_cover(self, c: Combatant) -> None:
         left = max(0.0, self.run_allowance(c) - c.moved)

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from vtm_sim.health import HealthTrack, Status
+from vtm_sim.relations import Aim, Grip, GripKind
 from vtm_sim.sheet import UNLISTED_ATTRIBUTE
 from vtm_sim.stats import Kind, StatBlock
 from vtm_sim.tables import UNARMED, Tables, Weapon
@@ -39,17 +40,11 @@ class Combatant:
     jammed: list[bool] = field(default_factory=list)  # CPX-6
     lost: list[bool] = field(default_factory=list)  # dropped, thrown, broken or disarmed
     facing: tuple[float, float] = (1.0, 0.0)  # ATK-7: unit vector the character faces
-    clinch_with: int = -1  # MAN-6
-    holding: int = -1  # MAN-7: the victim this character holds
-    held_by: int = -1  # MAN-7
     grapple_turn: dict[int, int] = field(default_factory=dict)  # MAN-8: target -> turn gripped
-    feeding_on: int = -1  # MAN-9
-    fed_on_by: int = -1
     staked: bool = False  # CPX-5
     claws_out: bool = False  # MAN-11
-    aim_target: int = -1  # RNG-7
-    aim_dice: int = 0
-    aim_turn: int = -1
+    aim: Aim | None = None  # RNG-7 (vtm_sim.relations)
+    grip: Grip | None = None  # MAN-6/7/9: shared with the partner (vtm_sim.relations)
     off_balance_turn: int = -1  # MAN-5: +1 difficulty on this turn's actions
     init_penalty_turn: int = -1  # CPX-4: -2 initiative on this turn
     vitae: int = 10  # MAN-9 (Std, configs/feeding.yaml): blood a mortal or ghoul can lose
@@ -118,17 +113,11 @@ class Combatant:
             list(self.jammed),
             list(self.lost),
             self.facing,
-            self.clinch_with,
-            self.holding,
-            self.held_by,
             dict(self.grapple_turn),
-            self.feeding_on,
-            self.fed_on_by,
             self.staked,
             self.claws_out,
-            self.aim_target,
-            self.aim_dice,
-            self.aim_turn,
+            self.aim,
+            self.grip,
             self.off_balance_turn,
             self.init_penalty_turn,
             self.vitae,
@@ -165,6 +154,8 @@ class Combatant:
         d["ammo"], d["jammed"], d["lost"] = list(self.ammo), list(self.jammed), list(self.lost)
         d["attr_bonus"] = dict(self.attr_bonus)
         d["facing"] = list(self.facing)
+        d["grip"] = None if self.grip is None else self.grip.to_json()
+        d["aim"] = None if self.aim is None else self.aim.to_json()
         d["grapple_turn"] = [[k, v] for k, v in self.grapple_turn.items()]
         d["shots"] = [[k, v] for k, v in self.shots.items()]
         return d
@@ -184,6 +175,9 @@ class Combatant:
         c.lost = [bool(v) for v in data["lost"]]
         c.attr_bonus = {str(k): int(v) for k, v in data["attr_bonus"].items()}
         c.facing = (float(data["facing"][0]), float(data["facing"][1]))
+        grip, aim = data["grip"], data["aim"]
+        c.grip = None if grip is None else Grip.from_json(grip)
+        c.aim = None if aim is None else Aim.from_json(aim)
         c.grapple_turn = {int(k): int(v) for k, v in data["grapple_turn"]}
         c.shots = {int(k): int(v) for k, v in data["shots"]}
         return c
@@ -239,10 +233,53 @@ class Combatant:
     @property
     def grappling(self) -> bool:
         """In a clinch, holding, held, feeding or fed upon (MAN-6/7/9)."""
-        return (
-            self.clinch_with >= 0 or self.holding >= 0 or self.held_by >= 0
-            or self.feeding_on >= 0 or self.fed_on_by >= 0
-        )
+        return self.grip is not None
+
+    # the grip and the aim as the rules read them (-1: nobody; vtm_sim.relations)
+    def _gripped(self, kind: GripKind, holder: bool) -> int:
+        g = self.grip
+        if g is None or g.kind is not kind:
+            return -1
+        if kind is GripKind.CLINCH:
+            return g.partner(self.id)
+        if holder:
+            return g.victim if g.holder == self.id else -1
+        return g.holder if g.victim == self.id else -1
+
+    @property
+    def clinch_with(self) -> int:
+        """MAN-6: the partner in a clinch."""
+        return self._gripped(GripKind.CLINCH, True)
+
+    @property
+    def holding(self) -> int:
+        """MAN-7: the victim this character holds."""
+        return self._gripped(GripKind.HOLD, True)
+
+    @property
+    def held_by(self) -> int:
+        return self._gripped(GripKind.HOLD, False)
+
+    @property
+    def feeding_on(self) -> int:
+        """MAN-9: the victim this character drinks from."""
+        return self._gripped(GripKind.FEED, True)
+
+    @property
+    def fed_on_by(self) -> int:
+        return self._gripped(GripKind.FEED, False)
+
+    @property
+    def aim_target(self) -> int:
+        return -1 if self.aim is None else self.aim.target
+
+    @property
+    def aim_dice(self) -> int:
+        return 0 if self.aim is None else self.aim.dice
+
+    @property
+    def aim_turn(self) -> int:
+        return -1 if self.aim is None else self.aim.turn
 
     def reset_turn(self) -> None:
         self.rolled_penalty = 0
@@ -267,12 +304,11 @@ class Combatant:
 # the fields saved as they are (plain JSON values) by to_json
 _PLAIN_FIELDS = (
     "x", "y", "willpower", "blood", "wielding", "armor_rating", "armor_penalty", "prone",
-    "blinded", "stunned_turn", "offhand", "clinch_with", "holding", "held_by", "feeding_on",
-    "fed_on_by", "staked", "claws_out", "aim_target", "aim_dice", "aim_turn",
-    "off_balance_turn", "init_penalty_turn", "vitae", "drunk", "grappled_turn", "wp_used",
-    "rating", "initiative", "rolled_penalty", "declared", "full_defense", "celerity",
-    "wp_declared", "wp_spent_turn", "declared_used", "celerity_used", "defenses_used",
-    "acted", "delayed", "waiting", "moved", "blood_spent", "sim_penalty",
+    "blinded", "stunned_turn", "offhand", "staked", "claws_out", "off_balance_turn",
+    "init_penalty_turn", "vitae", "drunk", "grappled_turn", "wp_used", "rating",
+    "initiative", "rolled_penalty", "declared", "full_defense", "celerity", "wp_declared",
+    "wp_spent_turn", "declared_used", "celerity_used", "defenses_used", "acted", "delayed",
+    "waiting", "moved", "blood_spent", "sim_penalty",
 )
 _FLOAT_FIELDS = frozenset({"x", "y", "moved"})
 

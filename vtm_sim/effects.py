@@ -28,6 +28,7 @@ from vtm_sim.choices import CalledShot
 from vtm_sim.combatant import Combatant
 from vtm_sim.dice import DiceSource, Roll, roll
 from vtm_sim.events import ActionEvent, EventLog, HitEvent, MishapEvent
+from vtm_sim.relations import Grip, GripKind
 from vtm_sim.rules import RuleSet
 from vtm_sim.space import Field
 from vtm_sim.tables import DamageType, Effect, Maneuver, Tables, WeaponClass
@@ -122,7 +123,7 @@ class Effects:
             return
         self.end_grapples(a)
         self.end_grapples(v)
-        a.clinch_with, v.clinch_with = v.id, a.id
+        a.grip = v.grip = Grip(GripKind.CLINCH, a.id, v.id, self.turn)
         a.grapple_turn[v.id] = self.turn  # MAN-8: the one who made the clinch may bite
         self.say(a.id, "clinch", target=v.id)
 
@@ -132,24 +133,18 @@ class Effects:
             return
         self.end_grapples(a)
         self.end_grapples(v)
-        a.holding, v.held_by = v.id, a.id
+        a.grip = v.grip = Grip(GripKind.HOLD, a.id, v.id, self.turn)
         a.grapple_turn[v.id] = self.turn
         self.say(a.id, "hold", target=v.id)
 
     def end_grapples(self, c: Combatant) -> None:
         """Release every grapple ``c`` is part of."""
+        g = c.grip
+        if g is None:
+            return
         for other in self.combatants:
-            if other.clinch_with == c.id:
-                other.clinch_with = -1
-            if other.holding == c.id:
-                other.holding = -1
-            if other.held_by == c.id:
-                other.held_by = -1
-            if other.feeding_on == c.id:
-                other.feeding_on = -1
-            if other.fed_on_by == c.id:
-                other.fed_on_by = -1
-        c.clinch_with = c.holding = c.held_by = c.feeding_on = c.fed_on_by = -1
+            if other.grip == g:  # (equal after a load, the same object otherwise)
+                other.grip = None
 
     def strength_pool(self, c: Combatant) -> tuple[int, bool]:
         """Strength + Brawl, with Potence's automatic success (VAMP-5)."""
@@ -192,8 +187,8 @@ class Effects:
     # --- feeding (MAN-9, VAMP-6) ------------------------------------------
     def start_feeding(self, a: Combatant, v: Combatant) -> None:
         self.end_grapples(v)
-        a.clinch_with = a.holding = -1
-        a.feeding_on, v.fed_on_by = v.id, a.id
+        self.end_grapples(a)
+        a.grip = v.grip = Grip(GripKind.FEED, a.id, v.id, self.turn)
         self.say(a.id, "kiss", target=v.id)
         self.drink(a)
 

@@ -41,6 +41,7 @@ from vtm_sim.combatant import Combatant
 from vtm_sim.config import load_yaml, validate
 from vtm_sim.errors import ConfigError
 from vtm_sim.health import Status
+from vtm_sim.relations import Aim, Grip, GripKind
 from vtm_sim.scenario import Scenario, load_scenario
 from vtm_sim.state import ADJACENT_YARDS, REACH_SLACK
 from vtm_sim.stats import Kind
@@ -230,15 +231,15 @@ def apply_standing(battle: Battle, standing: Standing) -> None:
             if c.offhand >= 0 and c.offhand == o.wielding:
                 c.offhand = -1  # the off-hand weapon is now the one in hand
         if o.aim is not None:
-            c.aim_target, c.aim_dice = o.aim
-            c.aim_turn = turn - 1  # RNG-7: aimed last turn, so it still counts
+            # RNG-7: aimed last turn, so it still counts
+            c.aim = Aim(o.aim[0], o.aim[1], turn - 1)
         if o.clinch is not None:  # MAN-6
             p = cs[o.clinch]
-            c.clinch_with, p.clinch_with = p.id, c.id
+            c.grip = p.grip = Grip(GripKind.CLINCH, c.id, p.id, turn - 1)
             c.grapple_turn[p.id] = turn - 1  # MAN-8: the one who began it may bite
         if o.holding is not None:  # MAN-7
             p = cs[o.holding]
-            c.holding, p.held_by = p.id, c.id
+            c.grip = p.grip = Grip(GripKind.HOLD, c.id, p.id, turn - 1)
             c.grapple_turn[p.id] = turn - 1
         if o.staked:
             c.staked = True  # CPX-5

@@ -34,7 +34,7 @@ from vtm_sim.tables import Weapon, WeaponClass
 
 LOG_VERSION = 1
 STATE_FORMAT = "vtm_sim.state"  # the "format" of a saved battle (Battle.to_state)
-STATE_VERSION = 1
+STATE_VERSION = 2  # 2: grips and aims saved as relations (vtm_sim.relations)
 ENGAGE_YARDS = 2.0  # ATK-8: an enemy this close is engaging the character
 ADJACENT_YARDS = 1.0
 REACH_SLACK = 0.01  # positions are rounded to 1/1000 yard: this close counts as in reach

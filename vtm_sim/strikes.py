@@ -137,8 +137,7 @@ class Strikes(Options):
         """Roll one attack against one defended target and apply what it does."""
         atk = roll_attack(plan, c, self.rules, self._dice_for, self.log, willpower=wp)
         if plan.ranged:
-            c.aim_dice = 0
-            c.aim_target = -1
+            c.aim = None  # RNG-7: the aim is spent on the shot
         if atk.botch and not plan.auto_hit:
             self.log.emit(MissEvent(c.id, t.id, 0))
             self.mishap(c, plan, t)  # ATK-4, DICE-4, CPX-6

@@ -38,7 +38,7 @@ from vtm_sim.combatant import Combatant
 from vtm_sim.forecast import best_defense, expected, plan_odds
 from vtm_sim.maneuver import Effect, Maneuver, WeaponUse
 from vtm_sim.odds import attack_odds
-from vtm_sim.tables import DamageType
+from vtm_sim.tables import DamageType, Tables
 
 ABORT_WITH_POINT = 2.5  # expected levels that make a Willpower point worth spending
 ABORT_WITH_ROLL = 1.5  # ... that make a Willpower roll worth trying
@@ -102,8 +102,11 @@ def _p_hit(plan: AttackPlan, d_pool: int) -> float:
     return 1.0 - dist[0]
 
 
-# the maneuvers a declaration is weighed by (those that deal damage on their own)
-BLOWS = ("punch", "kick", "weapon_strike", "claws", "single_shot", "burst", "thrown")
+def blows(tables: Tables) -> list[str]:
+    """The maneuvers a declaration is weighed by: those that only deal damage (no effect,
+    no grip needed, not emptying the magazine), read off the maneuver table."""
+    return [m for m, spec in tables.maneuvers.items()
+            if spec.effect is None and not spec.magazine and not spec.grapple]
 WILLPOWER_COST = 0.35  # levels a Willpower point is worth keeping (more when few are left)
 CELERITY_COST = 0.1  # ... a blood point spent on Celerity
 FULL_DEFENSE_COST = 0.25  # ... a turn without attacking, beyond its expected damage
@@ -261,7 +264,7 @@ class TacticianPolicy:
         for t in battle.enemies(me):
             if not battle.able(t):
                 continue
-            for m in BLOWS:
+            for m in blows(battle.tables):
                 plan = battle.plan(me.id, Action(ActionKind.ATTACK, m, t.id))
                 if plan is not None and plan.pool > 0 and not plan.no_damage:
                     plans.append((plan, t))
@@ -276,7 +279,7 @@ class TacticianPolicy:
                 continue
             best: AttackPlan | None = None
             best_levels = 0.0
-            for m in BLOWS:
+            for m in blows(battle.tables):
                 plan = battle.plan(e.id, Action(ActionKind.ATTACK, m, me.id))
                 if plan is None or plan.pool <= 0 or plan.no_damage:
                     continue
