@@ -1,16 +1,20 @@
-"""A battle as a steppable state machine (INIT-*, ACT-*, DEF-2/3/7).
+"""A battle as an explicit state machine over plain data (INIT-*, ACT-*, DEF-2/3/7).
 
-The turn sequence is written as a generator that yields a :class:`Decision`
-whenever a combatant must decide and receives the choice back. From outside
-the battle is a plain state: ``battle.pending`` says who must decide what and
-lists the legal options; ``battle.choose(choice)`` advances to the next
-decision (or the end). Policies, environments and the CLI all drive it the
-same way.
+:class:`Battle` is the driver: it holds the state (combatants, turn, order,
+the turn sequence's frames of :mod:`vtm_sim.flow`, the pending decision, the
+log), the rules and tables, and the dice. ``battle.pending`` says who must
+decide what and lists the legal options; ``battle.choose(choice)`` advances to
+the next decision (or the end). Policies, environments and the CLI all drive
+it the same way, and ``clone()``/``to_state()``/``from_state()`` copy and
+save it.
 
-The class is layered: :class:`vtm_sim.state.BattleState` (state and queries),
-:class:`vtm_sim.options.Options` (legal options),
-:class:`vtm_sim.strikes.Strikes` (attacks and defenses), and :class:`Battle`
-here (the turn sequence and the other actions).
+The resolvers are functions over the battle, grouped by domain:
+:mod:`vtm_sim.state` (queries and attack modifiers, movement),
+:mod:`vtm_sim.effects` (what maneuvers and complications do),
+:mod:`vtm_sim.options` (legal options) and :mod:`vtm_sim.strikes` (attacks and
+defenses); the turn sequence's routines and the other actions are here. The
+queries policies and tools read (``plan``, ``able``, ``cover_of``, ...) are
+thin methods on the battle.
 """
 
 from __future__ import annotations
@@ -23,6 +27,8 @@ from typing import Any
 import numpy as np
 
 from vtm_sim.attack import (
+    AttackPlan,
+    Situation,
     hand_weapon,
 )
 from vtm_sim.blood import blood_options, spend_blood
@@ -37,6 +43,7 @@ from vtm_sim.choices import (
 )
 from vtm_sim.combatant import Combatant
 from vtm_sim.dice import DiceSource, RngDice, roll
+from vtm_sim.effects import break_free, crush, drink, end_grapples, release, roll_logged, say
 from vtm_sim.errors import IllegalActionError
 from vtm_sim.events import (
     BattleEvent,
@@ -65,7 +72,7 @@ from vtm_sim.flow import (
     Frame,
     Routine,
 )
-from vtm_sim.options import declarations
+from vtm_sim.options import action_options, declarations, declare_options
 from vtm_sim.relations import Aim
 from vtm_sim.rules import RuleSet, load_rules
 from vtm_sim.space import OPEN_FIELD, CoverLevel, CoverZone, Field, Lighting, Wall
@@ -77,10 +84,26 @@ from vtm_sim.state import (
     STATE_FORMAT,
     STATE_VERSION,
     PlanParts,
+    able,
+    action_penalty,
+    approach,
+    can_decide,
+    cover_of,
+    enemies,
+    face_nearest,
     flank_bonus,
+    initiative_now,
+    move,
+    move_to,
+    opponents_modifier,
+    physical_difficulty,
+    plan_action,
+    running_room,
+    sees_in_dark,
+    situation_of,
 )
 from vtm_sim.stats import StatBlock
-from vtm_sim.strikes import Strikes
+from vtm_sim.strikes import attack, defend, defense_options, use_slot
 from vtm_sim.tables import Tables, Weapon, WeaponClass, load_tables
 
 
@@ -133,7 +156,7 @@ def sheet_of(stats: StatBlock) -> dict[str, Any]:
     return d
 
 
-class Battle(Strikes):
+class Battle:
     """One fight from the first initiative roll to the end.
 
     Args:
@@ -174,7 +197,7 @@ class Battle(Strikes):
             c.prone = f.prone
             c.blinded = f.blinded
         for c in self.combatants:
-            self._face_nearest(c)
+            face_nearest(self, c)
         self.log = EventLog()
         self.turn = 0
         self.winner: int | None = None
@@ -193,6 +216,60 @@ class Battle(Strikes):
         self.stack: list[Frame] = []  # the turn sequence (vtm_sim.flow): empty until begun
         if start:
             self.begin()
+
+    def dice_for(self, label: str) -> DiceSource:
+        """Where the dice of a roll labelled ``label`` come from (one stream here)."""
+        return self.dice
+
+    # --- queries the policies, environments and tools read (vtm_sim.state) ---
+    def able(self, c: Combatant) -> bool:
+        """Still fighting: active and not paralyzed by a stake (CPX-5)."""
+        return able(self, c)
+
+    def enemies(self, c: Combatant) -> list[Combatant]:
+        """See :func:`vtm_sim.state.enemies`."""
+        return enemies(self, c)
+
+    def initiative_now(self, c: Combatant) -> int:
+        """INIT-4: the rolled total less the wound penalty taken so far."""
+        return initiative_now(self, c)
+
+    def run_allowance(self, c: Combatant) -> float:
+        """MOVE-1, DMG-9, MOVE-2: the farthest this character can move this turn."""
+        return running_room(self, c)
+
+    def opponents_modifier(self, c: Combatant) -> int:
+        """ATK-8: +1 difficulty per engaging opponent after the first, capped."""
+        return opponents_modifier(self, c)
+
+    def action_penalty(self, c: Combatant) -> int:
+        """ACT-1/ACT-2: the multiple-action penalty of this character's next action."""
+        return action_penalty(self, c)
+
+    def approach(self, c: Combatant, target: Combatant, reach: float) -> tuple[float, int] | None:
+        """ACT-4: yards to close for ``reach`` and the dice it costs, None if too far."""
+        return approach(self, c, target, reach)
+
+    def cover_of(self, c: Combatant, against: Combatant) -> CoverLevel:
+        """RNG-1: cover from a zone the attacker is not in, or light cover when prone."""
+        return cover_of(self, c, against)
+
+    def physical_difficulty(self, c: Combatant) -> int:
+        """CPX-1: a blinded character's actions +2; MOVE-2: a heavy burden +1."""
+        return physical_difficulty(self, c)
+
+    def sees_in_dark(self, c: Combatant) -> bool:
+        """ATK-10: Heightened Senses (Auspex 1) or Eyes of the Beast (Protean 1)."""
+        return sees_in_dark(self, c)
+
+    def situation(self, c: Combatant, t: Combatant, maneuver: str,
+                  offhand: bool = False) -> Situation | None:
+        """Battlefield and state modifiers for ``c`` attacking ``t`` (None: impossible)."""
+        return situation_of(self, c, t, maneuver, offhand)
+
+    def plan(self, actor: int, action: Action) -> AttackPlan | None:
+        """The pool and difficulty an ATTACK action would roll now."""
+        return plan_action(self, actor, action)
 
     def begin(self) -> Decision | None:
         """Log the header and advance to the first decision.
@@ -250,9 +327,9 @@ class Battle(Strikes):
             if r is Routine.ACT:
                 d = self._act(f, choice)
             elif r is Routine.ATTACK:
-                d = self._attack(f)
+                d = attack(self, f)
             elif r is Routine.DEFEND:
-                d = self._defend(f, choice)
+                d = defend(self, f, choice)
             elif r is Routine.FIRST:
                 d = self._first_pass(f)
             elif r is Routine.DECLARE:
@@ -275,20 +352,20 @@ class Battle(Strikes):
         c = self.combatants[f.actor]
         r = f.routine
         if r is Routine.ACT:
-            return Decision(DecisionKind.ACT, c.id, self._action_options(
+            return Decision(DecisionKind.ACT, c.id, action_options(self,
                 c, first=f.first, interrupt=f.interrupt, final=f.final), interrupt=f.interrupt)
         if r is Routine.DEFEND:
             plan = self.stack[-2].plan
             assert plan is not None
-            return Decision(DecisionKind.DEFEND, c.id, self._defense_options(c, plan),
+            return Decision(DecisionKind.DEFEND, c.id, defense_options(self, c, plan),
                             f.target, plan.maneuver)
         if r is Routine.DECLARE:
             if f.pc == DECLARE_BLOOD:
                 return Decision(DecisionKind.BLOOD, c.id, blood_options(c))
-            return Decision(DecisionKind.DECLARE, c.id, self._declare_options(c))
+            return Decision(DecisionKind.DECLARE, c.id, declare_options(self, c))
         assert r is Routine.AMBUSH and self._surprise is not None
         t_id = self._surprise[1]
-        opts = [o for o in self._action_options(c, first=False, interrupt=False, final=True)
+        opts = [o for o in action_options(self, c, first=False, interrupt=False, final=True)
                 if isinstance(o, Action) and (
                     (o.kind is ActionKind.ATTACK and o.target == t_id)
                     or o.kind is ActionKind.PASS)]
@@ -424,7 +501,7 @@ class Battle(Strikes):
             f.i += 1
         while f.i < len(f.ids):
             c = cs[f.ids[f.i]]
-            if not self._can_decide(c):
+            if not can_decide(self, c):
                 f.i += 1
                 continue
             f.actor = c.id
@@ -434,10 +511,10 @@ class Battle(Strikes):
         return None
 
     def _decided(self) -> bool:
-        return len({c.side for c in self.combatants if self.able(c)}) <= 1
+        return len({c.side for c in self.combatants if able(self, c)}) <= 1
 
     def _finish(self, reason: str) -> None:
-        sides = {c.side for c in self.combatants if self.able(c)}
+        sides = {c.side for c in self.combatants if able(self, c)}
         self.winner = next(iter(sides)) if len(sides) == 1 else None
         if reason == "victory" and not sides:
             reason = "all down"
@@ -450,13 +527,13 @@ class Battle(Strikes):
         given, self.initiative_given = self.initiative_given, None
         for c in self.combatants:
             c.reset_turn()
-            if not self.able(c):
+            if not able(self, c):
                 continue
             if given is not None and c.id in given:  # a state file's initiative, already rolled
                 c.rolled_penalty = c.health.penalty
                 c.initiative = given[c.id] + c.health.penalty
                 self.log.emit(InitiativeEvent(c.id, None, given[c.id], c.rating,
-                                              c.health.penalty, self.initiative_now(c)))
+                                              c.health.penalty, initiative_now(self, c)))
                 continue
             r = roll(1, 2, self.dice, damage=True)
             c.initiative = c.rating + r.faces[0]  # wounds come off when read (INIT-4)
@@ -464,16 +541,16 @@ class Battle(Strikes):
             if c.init_penalty_turn == self.turn:
                 c.initiative -= 2  # CPX-4
             self.log.emit(InitiativeEvent(c.id, r.faces[0], None, c.rating, c.health.penalty,
-                                          self.initiative_now(c)))
+                                          initiative_now(self, c)))
         self.order = sorted(
-            (c for c in self.combatants if self.able(c)),
-            key=lambda c: (-self.initiative_now(c), -c.rating, c.id),
+            (c for c in self.combatants if able(self, c)),
+            key=lambda c: (-initiative_now(self, c), -c.rating, c.id),
         )
         self.log.emit(OrderEvent(tuple(c.id for c in self.order)))
 
     def _spend_blood(self, c: Combatant, spend: BloodSpend) -> None:
         healed = spend_blood(c, spend)
-        self.say(c.id, "blood", use=spend.use.value, points=spend.points, healed=healed,
+        say(self, c.id, "blood", use=spend.use.value, points=spend.points, healed=healed,
                  blood=c.blood, track=c.health.marks())
 
     def _apply_declaration(self, c: Combatant, d: Declaration) -> None:
@@ -487,12 +564,12 @@ class Battle(Strikes):
     # first actions, in initiative order with delays and waits
     def _may_take_first(self, c: Combatant) -> bool:
         return (
-            self._can_decide(c) and not c.full_defense and not c.acted
+            can_decide(self, c) and not c.full_defense and not c.acted
             and c.declared - c.declared_used >= 1
         )
 
     def _by_initiative(self, cs: Sequence[Combatant]) -> list[Combatant]:
-        return sorted(cs, key=lambda c: (-self.initiative_now(c), -c.rating, c.id))
+        return sorted(cs, key=lambda c: (-initiative_now(self, c), -c.rating, c.id))
 
     def _first_pass(self, f: Frame) -> Decision | None:
         """First actions in initiative order: groups of equal initiative act together
@@ -538,8 +615,8 @@ class Battle(Strikes):
             if not pending:
                 f.pc = FIRST_END
                 break
-            top = max((self.initiative_now(c), c.rating) for c in pending)
-            group = [c for c in pending if (self.initiative_now(c), c.rating) == top]
+            top = max((initiative_now(self, c), c.rating) for c in pending)
+            group = [c for c in pending if (initiative_now(self, c), c.rating) == top]
             f.rest = [c.id for c in pending if c not in group]
             group = [c for c in group if self._may_take_first(c)]
             if not group:
@@ -550,7 +627,7 @@ class Battle(Strikes):
             return None
         if f.pc == FIRST_END:
             # INIT-7: if everyone waited, nobody acts this turn
-            able = [c for c in self.order if self._can_decide(c)]
+            able = [c for c in self.order if can_decide(self, c)]
             if able and all(c.waiting for c in able):
                 stack.pop()
                 return None
@@ -598,7 +675,7 @@ class Battle(Strikes):
             if f.pc == 0:
                 ready = [
                     c for c in self.order
-                    if self._can_decide(c) and c.acted and not c.full_defense
+                    if can_decide(self, c) and c.acted and not c.full_defense
                     and c.actions_left > 0
                 ]
                 if not ready:
@@ -610,7 +687,7 @@ class Battle(Strikes):
             while f.i < len(f.ids):
                 c = cs[f.ids[f.i]]
                 f.i += 1
-                if self._can_decide(c) and c.actions_left > 0:
+                if can_decide(self, c) and c.actions_left > 0:
                     self.stack.append(Frame(Routine.ACT, actor=c.id))
                     return None
             f.pc = 0
@@ -631,14 +708,14 @@ class Battle(Strikes):
             ai, ti = self.ambush[f.i]
             f.i += 1
             a, t = self.combatants[ai], self.combatants[ti]
-            if not (self.able(a) and self.able(t)):
+            if not (able(self, a) and able(self, t)):
                 continue
-            ra = self.roll_logged(a.id, "stealth", a.attr("dexterity") + a.stats.ability(
+            ra = roll_logged(self, a.id, "stealth", a.attr("dexterity") + a.stats.ability(
                 "stealth") - a.penalty - a.armor_penalty, 6)
-            rt = self.roll_logged(t.id, "notice",
+            rt = roll_logged(self, t.id, "notice",
                                   t.attr("perception") + t.stats.ability("alertness"), 6)
             diff = ra.successes - rt.successes
-            self.say(a.id, "ambush", target=t.id, margin=diff)
+            say(self, a.id, "ambush", target=t.id, margin=diff)
             if diff < 0:
                 continue  # the target notices: normal initiative
             self._surprise = (a.id, t.id, diff, diff > 0)
@@ -672,7 +749,7 @@ class Battle(Strikes):
         c.delayed = c.waiting = False
         if f.first:
             c.acted = True
-        penalty = self._use_slot(c, keep_first=False)
+        penalty = use_slot(self, c, keep_first=False)
         if kind is not ActionKind.AIM and not (
             kind is ActionKind.ATTACK and choice.target == c.aim_target
         ):
@@ -707,25 +784,25 @@ class Battle(Strikes):
             self._take_cover(c)
         elif kind is ActionKind.DROP_PRONE:
             c.prone = True
-            self.say(c.id, "drop_prone")
+            say(self, c.id, "drop_prone")
         elif kind is ActionKind.CRUSH:
             c.grappled_turn = self.turn
-            self.crush(c)
+            crush(self, c)
         elif kind is ActionKind.BREAK_FREE:
             c.grappled_turn = self.turn
-            self.break_free(c)
+            break_free(self, c)
         elif kind is ActionKind.RELEASE:
-            self.release(c)
+            release(self, c)
         elif kind is ActionKind.FEED:
-            self.drink(c)
+            drink(self, c)
         else:
-            self.say(c.id, "pass")
+            say(self, c.id, "pass")
 
     def _drop_grapples_of_the_fallen(self) -> None:
         """A grapple ends when either side is out of the fight or staked."""
         for o in self.combatants:
-            if o.grappling and not self.able(o):
-                self.end_grapples(o)
+            if o.grappling and not able(self, o):
+                end_grapples(self, o)
 
     def _multi(self, c: Combatant) -> bool:
         return c.declared + c.celerity > 1
@@ -746,10 +823,10 @@ class Battle(Strikes):
                 ability = "athletics"  # ATK-2
             pool = (c.attr("dexterity") + c.stats.ability(ability) - c.penalty - penalty
                     - c.armor_penalty)  # SOAK-4
-            ok = self.roll_logged(c.id, what, pool, 4 + self.physical_difficulty(c)).successes > 0
+            ok = roll_logged(self, c.id, what, pool, 4 + physical_difficulty(self, c)).successes > 0
         if ok:
             effect()
-        self.say(c.id, what, ok=ok, weapon=hand_weapon(c, False)[0].name)
+        say(self, c.id, what, ok=ok, weapon=hand_weapon(c, False)[0].name)
 
     def _reload(self, c: Combatant) -> None:
         c.ammo[c.wielding] = c.stats.weapons[c.wielding].magazine  # ACT-7, RNG-10
@@ -763,11 +840,11 @@ class Battle(Strikes):
         if self._multi(c):
             pool = (c.attr("dexterity") + c.stats.ability("athletics") - c.penalty - penalty
                     - c.armor_penalty)
-            diff = 4 + self.physical_difficulty(c)
-            ok = self.roll_logged(c.id, "get_up", pool, diff).successes > 0
+            diff = 4 + physical_difficulty(self, c)
+            ok = roll_logged(self, c.id, "get_up", pool, diff).successes > 0
         if ok:
             c.prone = False
-        self.say(c.id, "get_up", ok=ok)
+        say(self, c.id, "get_up", ok=ok)
 
     def _aim(self, c: Combatant, a: Action) -> None:
         """RNG-7: +1 die a full turn spent aiming, up to Perception."""
@@ -776,23 +853,23 @@ class Battle(Strikes):
         if c.aim_target == a.target and c.aim_turn == self.turn - 1:
             dice = min(c.attr("perception"), c.aim_dice + 1)
         c.aim = Aim(a.target, dice, self.turn)
-        self.say(c.id, "aim", target=a.target, dice=dice)
+        say(self, c.id, "aim", target=a.target, dice=dice)
 
     def _take_cover(self, c: Combatant) -> None:
-        left = max(0.0, self.run_allowance(c) - c.moved)
+        left = max(0.0, running_room(self, c) - c.moved)
         zone = self.field.nearest_cover(c.x, c.y, left)
         if zone is not None:
-            self._move_to(c, zone.x, zone.y, min(left, math.hypot(zone.x - c.x, zone.y - c.y)))
-            self.say(c.id, "take_cover", cover=zone.name)
+            move_to(self, c, zone.x, zone.y, min(left, math.hypot(zone.x - c.x, zone.y - c.y)))
+            say(self, c.id, "take_cover", cover=zone.name)
 
     def _move_action(self, c: Combatant, a: Action) -> None:
         assert a.target is not None
         t = self.combatants[a.target]
-        left = max(0.0, self.run_allowance(c) - c.moved)
+        left = max(0.0, running_room(self, c) - c.moved)
         if a.away:
-            self._move(c, t, -left)
+            move(self, c, t, -left)
         else:
-            self._move(c, t, min(left, max(0.0, c.distance(t) - ADJACENT_YARDS)))
+            move(self, c, t, min(left, max(0.0, c.distance(t) - ADJACENT_YARDS)))
 
 
 __all__ = [

@@ -43,7 +43,7 @@ from vtm_sim.errors import ConfigError
 from vtm_sim.health import Status
 from vtm_sim.relations import Aim, Grip, GripKind
 from vtm_sim.scenario import Scenario, load_scenario
-from vtm_sim.state import ADJACENT_YARDS, REACH_SLACK
+from vtm_sim.state import ADJACENT_YARDS, REACH_SLACK, face_nearest
 from vtm_sim.stats import Kind
 
 MACHINE_FORMAT = "vtm_sim.state"  # the top-level "format" of a machine-written state
@@ -249,7 +249,7 @@ def apply_standing(battle: Battle, standing: Standing) -> None:
     for c in cs:
         f = facing.get(c.id)
         if f is None:
-            battle._face_nearest(c)  # as a fresh battle does, from the new positions
+            face_nearest(battle, c)  # as a fresh battle does, from the new positions
         else:
             c.facing = f
     battle.turn = turn - 1  # the turns already played

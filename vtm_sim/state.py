@@ -9,6 +9,7 @@ turn sequence (:mod:`vtm_sim.battle`).
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 from vtm_sim.attack import (
     AttackNumbers,
@@ -24,13 +25,14 @@ from vtm_sim.choices import (
     ActionKind,
 )
 from vtm_sim.combatant import Combatant
-from vtm_sim.effects import Effects
 from vtm_sim.events import MoveEvent
-from vtm_sim.flow import Frame
 from vtm_sim.maneuver import Maneuver
 from vtm_sim.movement import approach_cost, burden, run_allowance
 from vtm_sim.space import CoverLevel, Lighting
 from vtm_sim.tables import Weapon, WeaponClass
+
+if TYPE_CHECKING:
+    from vtm_sim.battle import Battle
 
 LOG_VERSION = 1
 STATE_FORMAT = "vtm_sim.state"  # the "format" of a saved battle (Battle.to_state)
@@ -59,213 +61,220 @@ def spray_shares(successes: int, targets: int) -> list[int]:
     q, r = divmod(successes, targets)
     return [q + r] + [q] * (targets - 1)
 
+
 # what an ACT option's attack plan is made of: target, maneuver, off hand, dice penalty,
 # distance (close attacks), situation, weapon and its attack_numbers
 PlanParts = tuple[int, str, bool, int, float | None, Situation, Weapon, AttackNumbers]
 
 
-class BattleState(Effects):
-    """Combatants, field and rules of a battle, and the queries on them.
+# --- the queries on a battle's combatants, field and rules -------------------------
 
-    (``combatants``, ``log``, ``dice``, ``turn``, ``rules``, ``tables`` and
-    ``field`` are declared on :class:`~vtm_sim.effects.Effects`.)
+
+def able(b: Battle, c: Combatant) -> bool:
+    """Still fighting: active and not paralyzed by a stake (CPX-5)."""
+    return c.active and not c.staked
+
+
+def enemies(b: Battle, c: Combatant) -> list[Combatant]:
+    return [o for o in b.combatants if o.side != c.side and o.active]
+
+
+def initiative_now(b: Battle, c: Combatant) -> int:
+    """INIT-4: the rolled total less the wound penalty taken so far.
+
+    New wounds lower it at once; healing within the turn does not raise it
+    above what was rolled (the penalty at the roll still counts).
     """
+    return c.initiative - max(c.health.penalty, c.rolled_penalty)
 
-    order: list[Combatant]
-    stack: list[Frame]  # the turn sequence's frames (vtm_sim.flow), the running one last
-    _surprise: tuple[int, int, int, bool] | None  # ATK-11: attacker, target, bonus, unseen
-    # what the pending ACT options' plans are made of, by id of the (shared) plain
-    # attack option; an equal but distinct Action just takes the long way
-    _plans: dict[int, PlanParts]
-    _plans_for: int
 
-    # --- queries ---------------------------------------------------------
-    def able(self, c: Combatant) -> bool:
-        """Still fighting: active and not paralyzed by a stake (CPX-5)."""
-        return c.active and not c.staked
+def running_room(b: Battle, c: Combatant) -> float:
+    """MOVE-1, DMG-9, MOVE-2: the farthest this character can move this turn."""
+    return run_allowance(c, b.tables)
 
-    def enemies(self, c: Combatant) -> list[Combatant]:
-        return [o for o in self.combatants if o.side != c.side and o.active]
 
-    def initiative_now(self, c: Combatant) -> int:
-        """INIT-4: the rolled total less the wound penalty taken so far.
+def opponents_modifier(b: Battle, c: Combatant) -> int:
+    """ATK-8: +1 difficulty per engaging opponent after the first, capped."""
+    n = sum(1 for o in enemies(b, c)
+            if c.distance(o) <= ENGAGE_YARDS + REACH_SLACK and able(b, o))
+    return min(b.rules.multiple_opponents_cap, max(0, n - 1))
 
-        New wounds lower it at once; healing within the turn does not raise it
-        above what was rolled (the penalty at the roll still counts).
-        """
-        return c.initiative - max(c.health.penalty, c.rolled_penalty)
 
-    def run_allowance(self, c: Combatant) -> float:
-        """MOVE-1, DMG-9, MOVE-2: the farthest this character can move this turn."""
-        return run_allowance(c, self.tables)
+def action_penalty(b: Battle, c: Combatant) -> int:
+    """ACT-1/ACT-2: the multiple-action penalty of this character's next action."""
+    if c.declared - c.declared_used >= 1:
+        return c.declared + c.declared_used if c.declared > 1 else 0
+    return 0
 
-    def opponents_modifier(self, c: Combatant) -> int:
-        """ATK-8: +1 difficulty per engaging opponent after the first, capped."""
-        n = sum(1 for o in self.enemies(c)
-                if c.distance(o) <= ENGAGE_YARDS + REACH_SLACK and self.able(o))
-        return min(self.rules.multiple_opponents_cap, max(0, n - 1))
 
-    def action_penalty(self, c: Combatant) -> int:
-        """ACT-1/ACT-2: the multiple-action penalty of this character's next action."""
-        if c.declared - c.declared_used >= 1:
-            return c.declared + c.declared_used if c.declared > 1 else 0
-        return 0
+def approach(b: Battle, c: Combatant, target: Combatant, reach: float) -> tuple[float, int] | None:
+    """ACT-4: yards to close for ``reach`` and the dice it costs, None if too far."""
+    need = max(0.0, c.distance(target) - reach)
+    if need <= REACH_SLACK:
+        return 0.0, 0
+    if c.prone or c.grappling:
+        return None
+    cost = approach_cost(c.moved, need, running_room(b, c))
+    return None if cost is None else (need, cost)
 
-    def approach(self, c: Combatant, target: Combatant, reach: float) -> tuple[float, int] | None:
-        """ACT-4: yards to close for ``reach`` and the dice it costs, None if too far."""
-        need = max(0.0, c.distance(target) - reach)
-        if need <= REACH_SLACK:
-            return 0.0, 0
-        if c.prone or c.grappling:
-            return None
-        cost = approach_cost(c.moved, need, self.run_allowance(c))
-        return None if cost is None else (need, cost)
 
-    def cover_of(self, c: Combatant, against: Combatant) -> CoverLevel:
-        """RNG-1: cover from a zone the attacker is not in, or light cover when prone."""
-        zone = self.field.cover_at(c.x, c.y)
-        level = CoverLevel.NONE
-        if zone is not None and not zone.contains(against.x, against.y):
-            level = zone.level
-        if c.prone and level.value < CoverLevel.LIGHT.value:
-            level = CoverLevel.LIGHT
-        return level
+def cover_of(b: Battle, c: Combatant, against: Combatant) -> CoverLevel:
+    """RNG-1: cover from a zone the attacker is not in, or light cover when prone."""
+    zone = b.field.cover_at(c.x, c.y)
+    level = CoverLevel.NONE
+    if zone is not None and not zone.contains(against.x, against.y):
+        level = zone.level
+    if c.prone and level.value < CoverLevel.LIGHT.value:
+        level = CoverLevel.LIGHT
+    return level
 
-    def physical_difficulty(self, c: Combatant) -> int:
-        """CPX-1: a blinded character's actions +2; MOVE-2: a heavy burden +1."""
-        return (2 if c.blinded else 0) + (burden(c)[0] if c.stats.carrying else 0)
 
-    def sees_in_dark(self, c: Combatant) -> bool:
-        """ATK-10: Heightened Senses (Auspex 1) or Eyes of the Beast (Protean 1)."""
-        d = c.stats.discipline
-        return d("auspex") >= 1 or d("protean") >= 1
+def physical_difficulty(b: Battle, c: Combatant) -> int:
+    """CPX-1: a blinded character's actions +2; MOVE-2: a heavy burden +1."""
+    return (2 if c.blinded else 0) + (burden(c)[0] if c.stats.carrying else 0)
 
-    def situation(self, c: Combatant, t: Combatant, maneuver: str,
-                  offhand: bool = False) -> Situation | None:
-        """Battlefield and state modifiers for ``c`` attacking ``t`` (None: impossible)."""
-        spec = self.tables.maneuvers.get(maneuver)
-        close = spec is not None and spec.close
-        base = self._base_situation(c, t, close, offhand)
-        if base is None or spec is None or not close:
-            return base
-        return self._with_length(base, c, t, spec, offhand)
 
-    def _base_situation(self, c: Combatant, t: Combatant, close: bool,
-                        offhand: bool) -> Situation | None:
-        dice = 0
-        diff = self.opponents_modifier(c)  # ATK-8
-        if c.off_balance_turn == self.turn:
-            diff += 1  # MAN-5
-        if c.stats.carrying:
-            diff += burden(c)[0]  # MOVE-2
-        dark = self.field.lighting is Lighting.DARK and not self.sees_in_dark(c)
-        if c.blinded or dark:
-            if not close:
-                return None  # ATK-10: firing blind is not possible
-            diff += 2  # ATK-10, CPX-1
-        if t.blinded:
-            dice += 2  # CPX-1
-        auto = t.staked  # CPX-3: completely immobilized
-        if not auto and (t.held_by >= 0 or t.fed_on_by >= 0):
-            dice += 2  # CPX-3: held and struggling
-        if close:
-            dice += flank_bonus(c, t)  # ATK-7
-        else:
-            if self.field.walls and not self.field.line_of_sight(c.x, c.y, t.x, t.y):
-                return None  # ATK-2
-            if self.field.cover or c.prone or t.prone:
-                diff += self.cover_of(t, c).value + self.cover_of(c, t).shooter_penalty  # RNG-1
-            if c.aim_target == t.id and c.aim_dice > 0 and c.aim_turn >= self.turn - 1:
-                w, _ = hand_weapon(c, offhand)
-                dice += c.aim_dice + (2 if w.scope else 0)  # RNG-7
-        if self._surprise is not None and self._surprise[:2] == (c.id, t.id):
-            dice += self._surprise[2]  # ATK-11
-        return Situation(dice, diff, auto)
+def sees_in_dark(b: Battle, c: Combatant) -> bool:
+    """ATK-10: Heightened Senses (Auspex 1) or Eyes of the Beast (Protean 1)."""
+    d = c.stats.discipline
+    return d("auspex") >= 1 or d("protean") >= 1
 
-    def _with_length(self, base: Situation, c: Combatant, t: Combatant, spec: Maneuver,
-                     offhand: bool) -> Situation:
-        """ATK-9: held off by a longer weapon, one die less."""
-        tw, _ = hand_weapon(t, False)
-        if tw.cls is WeaponClass.MELEE:
-            mine = maneuver_weapon(c, spec, offhand)
-            if mine is not None and tw.length > mine.length:
-                return Situation(base.dice - 1, base.difficulty, base.auto_hit)
+
+def situation_of(b: Battle, c: Combatant, t: Combatant, maneuver: str,
+              offhand: bool = False) -> Situation | None:
+    """Battlefield and state modifiers for ``c`` attacking ``t`` (None: impossible)."""
+    spec = b.tables.maneuvers.get(maneuver)
+    close = spec is not None and spec.close
+    base = base_situation(b, c, t, close, offhand)
+    if base is None or spec is None or not close:
         return base
+    return with_length(b, base, c, t, spec, offhand)
 
-    def plan(self, actor: int, action: Action) -> AttackPlan | None:
-        """The pool and difficulty an ATTACK action would roll now."""
-        parts = self._plans.get(id(action)) if self._plans_for == actor else None
-        if parts is not None:
-            t_id, m, off, pen, dist, sit, weapon, nums = parts
-            c = self.combatants[actor]
-            return plan_attack(c, self.combatants[t_id], m, self.tables, self.rules,
-                               penalty=pen, distance=dist, situation=sit, offhand=off,
-                               weapon=weapon, numbers=nums)
-        if action.kind is not ActionKind.ATTACK or action.maneuver is None:
+
+def base_situation(b: Battle, c: Combatant, t: Combatant, close: bool,
+                    offhand: bool) -> Situation | None:
+    dice = 0
+    diff = opponents_modifier(b, c)  # ATK-8
+    if c.off_balance_turn == b.turn:
+        diff += 1  # MAN-5
+    if c.stats.carrying:
+        diff += burden(c)[0]  # MOVE-2
+    dark = b.field.lighting is Lighting.DARK and not sees_in_dark(b, c)
+    if c.blinded or dark:
+        if not close:
+            return None  # ATK-10: firing blind is not possible
+        diff += 2  # ATK-10, CPX-1
+    if t.blinded:
+        dice += 2  # CPX-1
+    auto = t.staked  # CPX-3: completely immobilized
+    if not auto and (t.held_by >= 0 or t.fed_on_by >= 0):
+        dice += 2  # CPX-3: held and struggling
+    if close:
+        dice += flank_bonus(c, t)  # ATK-7
+    else:
+        if b.field.walls and not b.field.line_of_sight(c.x, c.y, t.x, t.y):
+            return None  # ATK-2
+        if b.field.cover or c.prone or t.prone:
+            diff += cover_of(b, t, c).value + cover_of(b, c, t).shooter_penalty  # RNG-1
+        if c.aim_target == t.id and c.aim_dice > 0 and c.aim_turn >= b.turn - 1:
+            w, _ = hand_weapon(c, offhand)
+            dice += c.aim_dice + (2 if w.scope else 0)  # RNG-7
+    if b._surprise is not None and b._surprise[:2] == (c.id, t.id):
+        dice += b._surprise[2]  # ATK-11
+    return Situation(dice, diff, auto)
+
+
+def with_length(b: Battle, base: Situation, c: Combatant, t: Combatant, spec: Maneuver,
+                 offhand: bool) -> Situation:
+    """ATK-9: held off by a longer weapon, one die less."""
+    tw, _ = hand_weapon(t, False)
+    if tw.cls is WeaponClass.MELEE:
+        mine = maneuver_weapon(c, spec, offhand)
+        if mine is not None and tw.length > mine.length:
+            return Situation(base.dice - 1, base.difficulty, base.auto_hit)
+    return base
+
+
+def plan_action(b: Battle, actor: int, action: Action) -> AttackPlan | None:
+    """The pool and difficulty an ATTACK action would roll now."""
+    parts = b._plans.get(id(action)) if b._plans_for == actor else None
+    if parts is not None:
+        t_id, m, off, pen, dist, sit, weapon, nums = parts
+        c = b.combatants[actor]
+        return plan_attack(c, b.combatants[t_id], m, b.tables, b.rules,
+                           penalty=pen, distance=dist, situation=sit, offhand=off,
+                           weapon=weapon, numbers=nums)
+    if action.kind is not ActionKind.ATTACK or action.maneuver is None:
+        return None
+    if action.target is None:
+        return None
+    spec = b.tables.maneuvers.get(action.maneuver)
+    if spec is None:
+        return None
+    c, t = b.combatants[actor], b.combatants[action.target]
+    move_pen, dist = 0, None
+    if spec.close:
+        if c.prone:
             return None
-        if action.target is None:
+        reach = reach_of(spec)
+        app = approach(b, c, t, reach)
+        if app is None:
             return None
-        spec = self.tables.maneuvers.get(action.maneuver)
-        if spec is None:
-            return None
-        c, t = self.combatants[actor], self.combatants[action.target]
-        move_pen, dist = 0, None
-        if spec.close:
-            if c.prone:
-                return None
-            reach = reach_of(spec)
-            app = self.approach(c, t, reach)
-            if app is None:
-                return None
-            move_pen = app[1]
-            dist = min(c.distance(t), reach)
-        situation = self.situation(c, t, action.maneuver, action.offhand)
-        if situation is None:
-            return None
-        return plan_attack(
-            c, t, action.maneuver, self.tables, self.rules,
-            penalty=self.action_penalty(c) + move_pen, distance=dist, situation=situation,
-            called=action.called, offhand=action.offhand,
-        )
+        move_pen = app[1]
+        dist = min(c.distance(t), reach)
+    situation = situation_of(b, c, t, action.maneuver, action.offhand)
+    if situation is None:
+        return None
+    return plan_attack(
+        c, t, action.maneuver, b.tables, b.rules,
+        penalty=action_penalty(b, c) + move_pen, distance=dist, situation=situation,
+        called=action.called, offhand=action.offhand,
+    )
 
-    def _can_decide(self, c: Combatant) -> bool:
-        return self.able(c) and not c.stunned(self.turn)  # CPX-2, CPX-5
 
-    def _move(self, c: Combatant, toward: Combatant, yards: float) -> None:
-        """Move ``yards`` toward (negative: away from) another combatant."""
-        if yards == 0:
-            return
-        d = c.distance(toward)
-        if d > 0:
-            ux, uy = (toward.x - c.x) / d, (toward.y - c.y) / d
-        else:
-            ux, uy = -1.0, 0.0
-        self._step(c, ux, uy, yards)
-        c.facing = (ux, uy)
+def can_decide(b: Battle, c: Combatant) -> bool:
+    return able(b, c) and not c.stunned(b.turn)  # CPX-2, CPX-5
 
-    def _move_to(self, c: Combatant, x: float, y: float, yards: float) -> None:
-        d = math.hypot(x - c.x, y - c.y)
-        if d <= 1e-9:
-            return
-        self._step(c, (x - c.x) / d, (y - c.y) / d, min(yards, d))
 
-    def _step(self, c: Combatant, ux: float, uy: float, yards: float) -> None:
-        fx, fy = c.x, c.y
-        c.x = round(c.x + ux * yards, 3)
-        c.y = round(c.y + uy * yards, 3)
-        c.moved += abs(yards)
-        self.log.emit(MoveEvent(c.id, (fx, fy), (c.x, c.y), round(abs(yards), 3)))
+def move(b: Battle, c: Combatant, toward: Combatant, yards: float) -> None:
+    """Move ``yards`` toward (negative: away from) another combatant."""
+    if yards == 0:
+        return
+    d = c.distance(toward)
+    if d > 0:
+        ux, uy = (toward.x - c.x) / d, (toward.y - c.y) / d
+    else:
+        ux, uy = -1.0, 0.0
+    step(b, c, ux, uy, yards)
+    c.facing = (ux, uy)
 
-    def _face_nearest(self, c: Combatant) -> None:
-        foes = [o for o in self.combatants if o.side != c.side]
-        if foes:
-            t = min(foes, key=lambda o: (c.distance(o), o.id))
-            self._face(c, t)
 
-    def _face(self, c: Combatant, t: Combatant) -> None:
-        d = c.distance(t)
-        if d > 0:
-            c.facing = ((t.x - c.x) / d, (t.y - c.y) / d)
+def move_to(b: Battle, c: Combatant, x: float, y: float, yards: float) -> None:
+    d = math.hypot(x - c.x, y - c.y)
+    if d <= 1e-9:
+        return
+    step(b, c, (x - c.x) / d, (y - c.y) / d, min(yards, d))
+
+
+def step(b: Battle, c: Combatant, ux: float, uy: float, yards: float) -> None:
+    fx, fy = c.x, c.y
+    c.x = round(c.x + ux * yards, 3)
+    c.y = round(c.y + uy * yards, 3)
+    c.moved += abs(yards)
+    b.log.emit(MoveEvent(c.id, (fx, fy), (c.x, c.y), round(abs(yards), 3)))
+
+
+def face_nearest(b: Battle, c: Combatant) -> None:
+    foes = [o for o in b.combatants if o.side != c.side]
+    if foes:
+        t = min(foes, key=lambda o: (c.distance(o), o.id))
+        face(b, c, t)
+
+
+def face(b: Battle, c: Combatant, t: Combatant) -> None:
+    d = c.distance(t)
+    if d > 0:
+        c.facing = ((t.x - c.x) / d, (t.y - c.y) / d)
 
 
 def flank_bonus(c: Combatant, t: Combatant) -> int:
