@@ -166,8 +166,22 @@ _INTERRUPT = len(DECISION_KINDS)  # the decision block's offsets
 _INCOMING = _INTERRUPT + 1
 
 
+NO_LINKS = (-1, -1, -1, -1, -1)
+NO_LINK_FLAGS = (0.0, 0.0, 0.0, 0.0, 0.0)
+
+
+def _link_flags(c: Combatant) -> tuple[float, float, float, float, float]:
+    """1.0 for each grapple link a combatant has, in GRAPPLE_LINKS order."""
+    if c.grip is None:
+        return NO_LINK_FLAGS
+    a, b, h, f, g = _links(c)
+    return (float(a >= 0), float(b >= 0), float(h >= 0), float(f >= 0), float(g >= 0))
+
+
 def _links(c: Combatant) -> tuple[int, int, int, int, int]:
     """The grapple partners a combatant records, in GRAPPLE_LINKS order (-1: none)."""
+    if c.grip is None:
+        return NO_LINKS
     return (c.clinch_with, c.holding, c.held_by, c.feeding_on, c.fed_on_by)
 
 
@@ -343,11 +357,7 @@ class ObservationEncoder:
             1.0 if c.blinded else 0.0,
             1.0 if c.staked else 0.0,
             # grapple links, in GRAPPLE_LINKS order
-            1.0 if c.clinch_with >= 0 else 0.0,
-            1.0 if c.holding >= 0 else 0.0,
-            1.0 if c.held_by >= 0 else 0.0,
-            1.0 if c.feeding_on >= 0 else 0.0,
-            1.0 if c.fed_on_by >= 0 else 0.0,
+            *_link_flags(c),
             1.0 if c.claws_out else 0.0,
             *_WEAPON_ONEHOT[w.cls],
             jammed,

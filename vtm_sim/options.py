@@ -161,6 +161,9 @@ def action_options(b: Battle, c: Combatant, *, first: bool, interrupt: bool,
                     final: bool) -> tuple[Choice, ...]:
     opts: list[Choice] = []
     passive = action(ActionKind.PASS)
+    if c.grip is None:  # the common case: none of the grapples' restrictions
+        return free_options(b, c, opts, passive, first=first, interrupt=interrupt,
+                            final=final)
     if c.fed_on_by >= 0:
         return (passive,)  # MAN-9: the victim can do nothing
     if c.feeding_on >= 0:
@@ -184,6 +187,12 @@ def action_options(b: Battle, c: Combatant, *, first: bool, interrupt: bool,
         attack_options(b, c, opts)
         opts.extend((action(ActionKind.RELEASE), passive))
         return tuple(opts)
+    return free_options(b, c, opts, passive, first=first, interrupt=interrupt, final=final)
+
+
+def free_options(b: Battle, c: Combatant, opts: list[Choice], passive: Action, *,
+                 first: bool, interrupt: bool, final: bool) -> tuple[Choice, ...]:
+    """The options of a combatant in no grapple: attacks, moves, cover, aim, weapons, ..."""
     attack_options(b, c, opts)
     left = running_room(b, c) - c.moved
     if not c.prone and left > 0:

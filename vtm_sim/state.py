@@ -167,7 +167,7 @@ def base_situation(b: Battle, c: Combatant, t: Combatant, close: bool,
     if t.blinded:
         dice += 2  # CPX-1
     auto = t.staked  # CPX-3: completely immobilized
-    if not auto and (t.held_by >= 0 or t.fed_on_by >= 0):
+    if not auto and t.grip is not None and (t.held_by >= 0 or t.fed_on_by >= 0):
         dice += 2  # CPX-3: held and struggling
     if close:
         dice += flank_bonus(c, t)  # ATK-7

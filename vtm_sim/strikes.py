@@ -234,8 +234,8 @@ def dodge_to_cover(b: Battle, d: Combatant) -> None:
 
 
 def defense_options(b: Battle, d: Combatant, plan: AttackPlan) -> tuple[Defense, ...]:
-    if not can_decide(b, d) or d.clinch_with >= 0 or d.held_by >= 0 or (
-        d.fed_on_by >= 0 or d.feeding_on >= 0
+    if not can_decide(b, d) or (d.grip is not None and (
+        d.clinch_with >= 0 or d.held_by >= 0 or d.fed_on_by >= 0 or d.feeding_on >= 0)
     ):
         return (NO_DEFENSE,)  # CPX-2, MAN-6/7/9
     kinds = legal_defenses(d, plan, room=not b.field.cramped)
