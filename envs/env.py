@@ -100,7 +100,9 @@ class VtmEnv(gym.Env[ObsType, np.int64]):
     - ``agent_id``: the combatant the agent plays (0).
     - ``opponents``: policies of the others (:mod:`envs.opponents`; ``"nearest"``).
     - ``obs_mode``: ``"flat"`` or ``"dict"``.
-    - ``illegal_action``: ``"raise"`` or ``"penalize"``; ``illegal_penalty``: -0.1.
+    - ``illegal_action``: ``"penalize"`` (default: an action outside the mask is a pass
+      with ``illegal_penalty``, -0.1, so standard checkers and trainers run on the
+      defaults) or ``"raise"`` (``IllegalActionError``, for debugging).
     - ``shaping``: damage shaping weight (0.0).
     - ``skip_forced``: answer single-option decisions automatically (True).
     - ``turn_limit``: override the scenario's turn limit.
@@ -121,7 +123,7 @@ class VtmEnv(gym.Env[ObsType, np.int64]):
         agent_id: int = 0,
         opponents: OpponentSpec = None,
         obs_mode: Literal["flat", "dict"] = "flat",
-        illegal_action: Literal["raise", "penalize"] = "raise",
+        illegal_action: Literal["raise", "penalize"] = "penalize",
         illegal_penalty: float = -0.1,
         shaping: float = 0.0,
         skip_forced: bool = True,

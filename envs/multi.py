@@ -60,7 +60,8 @@ class VtmParallelEnv(ParallelEnv):  # type: ignore[misc]
     Args:
         scenario: a scenario name, YAML path or loaded ``Scenario``.
         obs_mode: ``"flat"`` or ``"dict"`` (the ``observation`` entry).
-        illegal_action: ``"raise"`` or ``"penalize"``.
+        illegal_action: ``"penalize"`` (default: a pass with ``illegal_penalty``) or
+            ``"raise"`` (``IllegalActionError``, for debugging).
         illegal_penalty: the reward of an illegal action under ``"penalize"``.
         shaping: damage shaping weight.
         skip_forced: answer single-option decisions automatically.
@@ -80,7 +81,7 @@ class VtmParallelEnv(ParallelEnv):  # type: ignore[misc]
         scenario: str | Scenario = "duel",
         *,
         obs_mode: Literal["flat", "dict"] = "flat",
-        illegal_action: Literal["raise", "penalize"] = "raise",
+        illegal_action: Literal["raise", "penalize"] = "penalize",
         illegal_penalty: float = -0.1,
         shaping: float = 0.0,
         skip_forced: bool = True,

@@ -252,8 +252,8 @@ def first_illegal(mask: np.ndarray) -> int:
     return int(np.flatnonzero(mask == 0)[0])
 
 
-def test_illegal_action_raises_by_default() -> None:
-    env = gym.make("vtm_sim/Duel-v0")
+def test_illegal_action_raises_when_asked() -> None:
+    env = gym.make("vtm_sim/Duel-v0", illegal_action="raise")
     _, info = env.reset(seed=0)
     with pytest.raises(IllegalActionError, match="not legal"):
         env.step(first_illegal(info["action_mask"]))
@@ -349,11 +349,26 @@ def test_scripted_agents_play_every_id(eid: str) -> None:
     from agents import BrawlerAgent, RandomAgent
 
     for obs_mode in ("flat", "dict"):
-        env = gym.make(eid, obs_mode=obs_mode)
+        env = gym.make(eid, obs_mode=obs_mode, illegal_action="raise")
         for agent in (BrawlerAgent.for_env(env), RandomAgent(0)):
             obs, info = env.reset(seed=0)
             done = False
-            while not done:  # the default illegal_action="raise" would catch a bad pick
+            while not done:  # illegal_action="raise" catches a bad pick
                 obs, _, term, trunc, info = env.step(agent.act(obs, info["action_mask"]))
                 done = term or trunc
             assert agent.explain()
+
+
+@pytest.mark.parametrize("env_id", sorted(i for i in gym.registry if i.startswith("vtm_sim/")))
+def test_gymnasium_check_env_passes_on_the_defaults(env_id: str) -> None:
+    """What a researcher runs first: check_env on gym.make(id) with no arguments."""
+    from gymnasium.utils.env_checker import check_env
+
+    check_env(gym.make(env_id).unwrapped)
+
+
+def test_an_illegal_action_is_a_penalized_pass_by_default() -> None:
+    env = gym.make("vtm_sim/Duel-v0")
+    _, info = env.reset(seed=0)
+    _, reward, _, _, _ = env.step(first_illegal(info["action_mask"]))
+    assert reward == pytest.approx(-0.1)  # the penalty, the battle going on

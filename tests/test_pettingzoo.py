@@ -82,7 +82,7 @@ def test_same_seed_same_trace() -> None:
 
 
 def test_illegal_actions() -> None:
-    env = VtmParallelEnv()
+    env = VtmParallelEnv(illegal_action="raise")
     obs, infos = env.reset(seed=0)
     asked = next(a for a in env.agents if infos[a]["decision"])
     other = next(a for a in env.agents if a != asked)

@@ -74,7 +74,7 @@ def test_tournament_cli_prints_the_table_and_writes_results(tmp_path: Path) -> N
 
 def test_scripted_env_agent_plays_in_a_tournament() -> None:
     """An observation-and-mask agent (agents.scripted.BrawlerAgent) plays through
-    envs.adapter.AgentPolicy, seeing what the env would show it."""
+    agents.adapter.AgentPolicy, seeing what the env would show it."""
     runner = CliRunner()
     out = runner.invoke(
         main,

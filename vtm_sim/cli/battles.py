@@ -278,8 +278,8 @@ def _agent_makers(names: list[str], scenario: Scenario) -> dict[str, PolicyMaker
     wanted = [n for n in names if n == "brawler" or n.startswith("model:")]
     if not wanted:
         return makers
+    from agents.adapter import AgentPolicy
     from agents.scripted import BrawlerAgent
-    from envs.adapter import AgentPolicy
 
     def brawler(_rng: np.random.Generator, cid: int) -> Policy:
         return AgentPolicy(lambda catalog, encoder: BrawlerAgent(catalog, encoder, cid), scenario)
@@ -293,8 +293,8 @@ def _agent_makers(names: list[str], scenario: Scenario) -> dict[str, PolicyMaker
 
 
 def _learned_maker(path: str, scenario: Scenario) -> PolicyMaker:
+    from agents.adapter import AgentPolicy
     from agents.learned import LearnedAgent
-    from envs.adapter import AgentPolicy
 
     try:
         agent = LearnedAgent.load(path)
