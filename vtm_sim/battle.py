@@ -505,7 +505,11 @@ class Battle:
                 f.i += 1
                 continue
             f.actor = c.id
-            f.pc = DECLARE_BLOOD if len(blood_options(c)) > 1 else DECLARE_ASK
+            spends = blood_options(c)
+            if len(spends) > 1:  # VAMP-2: reflexive, before declaring (004)
+                f.pc = DECLARE_BLOOD
+                return Decision(DecisionKind.BLOOD, c.id, spends)  # as ask(f) rebuilds it
+            f.pc = DECLARE_ASK
             return self.ask(f)
         self.stack.pop()
         return None

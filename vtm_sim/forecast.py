@@ -23,6 +23,7 @@ from vtm_sim.attack import (
 )
 from vtm_sim.choices import DefenseKind
 from vtm_sim.combatant import Combatant
+from vtm_sim.dice import SpecialtyRule
 from vtm_sim.odds import attack_odds, hit_chance
 from vtm_sim.rules import RuleSet
 from vtm_sim.state import SPRAY_DODGE
@@ -45,12 +46,8 @@ def plan_odds(
     opponents, CPX-1 blind, ...); ``willpower``: the attack spends a Willpower
     point (DICE-8).
     """
-    spray = plan.area > 0  # RNG-6: a lone target in the area of fire
-    d_pool, d_spec = 0, None
-    if defense is not DefenseKind.NONE:
-        d_pool = defense_pool(defender, defense, defense_penalty)
-        if defender.stats.has_specialty(DEFENSE_ABILITY[defense]):
-            d_spec = rules.specialty
+    spray, d_pool, d_diff, d_spec = _defense_side(plan, defender, rules, defense,
+                                                  defense_penalty, defense_extra)
     dtype = effective_damage_type(plan.damage_type, plan.weapon, defender, rules)
     return attack_odds(
         attack_pool=plan.pool,
@@ -58,7 +55,7 @@ def plan_odds(
         attack_specialty=rules.specialty if plan.specialty else None,
         attack_willpower=willpower,
         defense_pool=d_pool,
-        defense_difficulty=BASE_DIFFICULTY + defense_extra + (SPRAY_DODGE if spray else 0),
+        defense_difficulty=d_diff,
         defense_specialty=d_spec,
         damage_base=plan.damage_base,
         extra_successes_add=plan.extra_successes_add,
@@ -68,6 +65,18 @@ def plan_odds(
         damage_auto=plan.damage_auto,
         lone_spray=spray,
     )
+
+
+def _defense_side(plan: AttackPlan, defender: Combatant, rules: RuleSet, defense: DefenseKind,
+                  penalty: int, extra: int) -> tuple[bool, int, int, SpecialtyRule | None]:
+    """(lone spray, defense pool, its difficulty, its specialty rule) of an exchange."""
+    spray = plan.area > 0  # RNG-6: a lone target in the area of fire
+    d_pool, d_spec = 0, None
+    if defense is not DefenseKind.NONE:
+        d_pool = defense_pool(defender, defense, penalty)
+        if defender.stats.has_specialty(DEFENSE_ABILITY[defense]):
+            d_spec = rules.specialty
+    return spray, d_pool, BASE_DIFFICULTY + extra + (SPRAY_DODGE if spray else 0), d_spec
 
 
 def plan_hit_chance(
@@ -82,17 +91,13 @@ def plan_hit_chance(
 ) -> float:
     """P(``plan``'s net successes beat ``defender``'s ``defense``): the chance to hit
     (arguments as :func:`plan_odds`)."""
-    spray = plan.area > 0  # RNG-6: a lone target in the area of fire
-    d_pool, d_spec = 0, None
-    if defense is not DefenseKind.NONE:
-        d_pool = defense_pool(defender, defense, defense_penalty)
-        if defender.stats.has_specialty(DEFENSE_ABILITY[defense]):
-            d_spec = rules.specialty
+    spray, d_pool, d_diff, d_spec = _defense_side(plan, defender, rules, defense,
+                                                  defense_penalty, defense_extra)
     return hit_chance(
         attack_pool=plan.pool, attack_difficulty=plan.difficulty,
         attack_specialty=rules.specialty if plan.specialty else None,
         attack_willpower=willpower, defense_pool=d_pool,
-        defense_difficulty=BASE_DIFFICULTY + defense_extra + (SPRAY_DODGE if spray else 0),
+        defense_difficulty=d_diff,
         defense_specialty=d_spec, auto_hit=plan.auto_hit, lone_spray=spray,
     )
 

@@ -239,10 +239,7 @@ def _attack_odds(
         attack_pool, attack_diff, specialty=attack_specialty, willpower=attack_willpower
     ).distribution
     if lone_spray:  # RNG-6: a lone target in the area gets half the successes
-        halved = [0.0] * (len(a) // 2 + 1)
-        for k, p in enumerate(a):
-            halved[k // 2] += p
-        a = tuple(halved)
+        a = _halved(a)
     d = roll_odds(defense_pool, defense_diff, specialty=defense_specialty).distribution
     net, lo = _net_distribution(a, d)
     one_at = 1 - lo  # index of net == 1
@@ -338,6 +335,14 @@ def attack_odds(
     )
 
 
+def _halved(dist: tuple[float, ...]) -> tuple[float, ...]:
+    """The distribution of k // 2 given that of k."""
+    out = [0.0] * (len(dist) // 2 + 1)
+    for k, p in enumerate(dist):
+        out[k // 2] += p
+    return tuple(out)
+
+
 def hit_chance(
     *,
     attack_pool: int,
@@ -360,10 +365,7 @@ def hit_chance(
     a = roll_odds(max(attack_pool, 0), clamp_difficulty(attack_difficulty),
                   specialty=attack_specialty, willpower=attack_willpower).distribution
     if lone_spray:  # RNG-6: a lone target in the area gets half the successes
-        halved = [0.0] * (len(a) // 2 + 1)
-        for k, p in enumerate(a):
-            halved[k // 2] += p
-        a = tuple(halved)
+        a = _halved(a)
     if defense_pool <= 0:
         return math.fsum(a[1:])
     d = roll_odds(defense_pool, clamp_difficulty(defense_difficulty),
