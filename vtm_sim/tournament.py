@@ -1,31 +1,40 @@
-"""Tournaments: policies play a scenario's sides against each other, seed by seed.
+"""Tournaments: policies play scenarios' sides against each other, seed by seed.
 
-Every pairing (policy A on one side, policy B on the others, both ways
-round) plays the same seeded battles, so a difference in the table is a
-difference in play, not in dice. Results come with Wilson 95% intervals.
+Every pairing of two different policies plays the same seeded battles on
+every seat: policy A on one side and policy B on the others, then the other
+way round. A policy against itself plays them once (what a seat is worth).
+Battle ``k`` of a scenario has seed ``seed + k`` in every pairing, so a
+difference in the table is a difference in play, not in dice. Battles are
+independent tasks named by (scenario, index, seats): any number of workers,
+in any order, plays the same battles into the same records
+(:mod:`vtm_sim.results` sums them up; :mod:`vtm_sim.rundir` keeps them).
+
+Workers get policy *names*, the scenario and a resolver (a module-level
+function, so it pickles by name): they build the policies themselves.
 """
 
 from __future__ import annotations
 
-import math
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
 
 import numpy as np
 
 from vtm_sim.errors import ConfigError
+from vtm_sim.events.damage import DamageEvent
 from vtm_sim.planner import PlannerPolicy
 from vtm_sim.policy import NearestEnemyPolicy, RandomPolicy
 from vtm_sim.scenario import Scenario
 from vtm_sim.simulate import Policy, play
 from vtm_sim.tactics import TacticianPolicy
 
-Z95 = 1.959964  # two-sided 95% normal quantile
-
 PLANNER_ROLLOUTS = 64  # the planner's rollouts a decision wherever it is named
+CHUNK = 20  # battles a worker plays per task: small enough that a kill loses little
 
 # A policy for one combatant (its id), with a generator of its own.
 PolicyMaker = Callable[[np.random.Generator, int], Policy]
+# The engine's own policies by name (the CLI's resolver adds agents from ``agents``).
 POLICIES: dict[str, PolicyMaker] = {
     "nearest": lambda _rng, _cid: NearestEnemyPolicy(),
     "tactician": lambda _rng, _cid: TacticianPolicy(),
@@ -34,174 +43,189 @@ POLICIES: dict[str, PolicyMaker] = {
     "planner": lambda rng, _cid: PlannerPolicy(PLANNER_ROLLOUTS, seed=int(rng.integers(2**31))),
 }
 
-
-def wilson(wins: float, n: int) -> tuple[float, float]:
-    """Wilson score interval (95%) for a rate of ``wins`` out of ``n``."""
-    if n == 0:
-        return 0.0, 1.0
-    p = wins / n
-    z2 = Z95 * Z95
-    centre = (p + z2 / (2 * n)) / (1 + z2 / n)
-    half = Z95 * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n)) / (1 + z2 / n)
-    return max(0.0, centre - half), min(1.0, centre + half)
+# Turns a policy name into a maker for one scenario; raises ConfigError for an unknown name.
+Resolver = Callable[[str, Scenario], PolicyMaker]
+# (scenario name, battle index, the policy on each side in side order)
+BattleKey = tuple[str, int, tuple[str, ...]]
 
 
-@dataclass(slots=True)
-class Tally:
-    wins: int = 0
-    losses: int = 0
-    draws: int = 0
-    turns: int = 0
-
-    @property
-    def games(self) -> int:
-        return self.wins + self.losses + self.draws
-
-    @property
-    def score(self) -> float:
-        """Wins plus half the draws, per game."""
-        return (self.wins + 0.5 * self.draws) / self.games if self.games else 0.0
-
-    def add(self, result: int, turns: int) -> None:
-        if result > 0:
-            self.wins += 1
-        elif result < 0:
-            self.losses += 1
-        else:
-            self.draws += 1
-        self.turns += turns
+def engine_policy(name: str, _scenario: Scenario) -> PolicyMaker:
+    """The resolver for the engine's own policies (:data:`POLICIES`)."""
+    if name not in POLICIES:
+        raise ConfigError(
+            f"--policies: {name!r} is unknown (expected one of {', '.join(POLICIES)})")
+    return POLICIES[name]
 
 
 @dataclass(frozen=True, slots=True)
-class Row:
-    """One policy's line in the results table."""
+class Setup:
+    """What a tournament is: the arguments that decide every battle and record."""
 
-    policy: str
-    games: int
-    wins: int
-    draws: int
-    losses: int
-    score: float
-    ci95: tuple[float, float]
-    mean_turns: float
-
-
-@dataclass(slots=True)
-class TournamentResult:
-    scenario: str
+    scenarios: tuple[str, ...]  # as named on the command line (a name or a file)
     policies: tuple[str, ...]
-    battles: int
-    seed: int
-    side: int  # the side each policy plays when it is "A"
-    totals: dict[str, Tally] = field(default_factory=dict)
-    pairs: dict[tuple[str, str], Tally] = field(default_factory=dict)
+    battles: int  # per pairing and seat
+    seed: int  # battle k has seed ``seed + k``
 
-    def table(self) -> list[Row]:
-        """One row per policy, best score first."""
-        rows = []
-        for name in self.policies:
-            t = self.totals[name]
-            rows.append(
-                Row(
-                    name,
-                    t.games,
-                    t.wins,
-                    t.draws,
-                    t.losses,
-                    t.score,
-                    wilson(t.wins + 0.5 * t.draws, t.games),
-                    t.turns / t.games if t.games else 0.0,
-                )
-            )
-        rows.sort(key=lambda r: (-r.score, r.policy))
-        return rows
+    def to_json(self) -> dict[str, Any]:
+        return {"scenarios": list(self.scenarios), "policies": list(self.policies),
+                "battles": self.battles, "seed": self.seed}
 
 
-def check_setup(
-    scenario: Scenario,
-    policies: Sequence[str],
-    side: int | None,
-    known: Mapping[str, PolicyMaker] | None = None,
-) -> int:
-    """Validate the policy names and the side; returns the side policy A plays."""
-    known = POLICIES if known is None else known
-    if not policies:
+def sides(scenario: Scenario) -> list[int]:
+    return sorted({f.side for f in scenario.fighters})
+
+
+def pairings(policies: Sequence[str]) -> list[tuple[str, str]]:
+    """Every pair of policies, each with itself too, in the order given."""
+    return [(a, b) for i, a in enumerate(policies) for b in policies[i:]]
+
+
+def seatings(a: str, b: str, side_list: Sequence[int]) -> list[tuple[str, ...]]:
+    """The policy on each side: A on each side in turn and B on the others (once if A is B)."""
+    if a == b:
+        return [tuple(a for _ in side_list)]
+    return [tuple(a if s == seat else b for s in side_list) for seat in side_list]
+
+
+def check_setup(setup: Setup, scenarios: Sequence[Scenario], resolver: Resolver) -> None:
+    """Refuse what cannot run: no or repeated policies, repeated scenarios, unknown names."""
+    if not setup.policies:
         raise ConfigError("--policies: expected at least one policy name")
-    for name in policies:
-        if name not in known:
-            raise ConfigError(
-                f"--policies: {name!r} is unknown (expected one of {', '.join(known)})"
-            )
-    sides = sorted({f.side for f in scenario.fighters})
-    a_side = sides[0] if side is None else side
-    if a_side not in sides:
-        raise ConfigError(f"--side: {a_side} is not a side of {scenario.name} (sides {sides})")
-    return a_side
+    for name in setup.policies:
+        if setup.policies.count(name) > 1:
+            raise ConfigError(f"--policies: {name!r} is named twice")
+    names = [sc.name for sc in scenarios]
+    for sc in scenarios:
+        if names.count(sc.name) > 1:
+            raise ConfigError(f"SCENARIO: {sc.name!r} is named twice")
+        if len(sides(sc)) != 2:
+            raise ConfigError(f"SCENARIO: {sc.name} has {len(sides(sc))} sides; a tournament "
+                              "needs exactly two")
+        for name in setup.policies:
+            _maker(resolver, name, sc)
 
 
-def run_tournament(
-    scenario: Scenario,
-    policies: Sequence[str],
-    *,
-    battles: int,
-    seed: int = 0,
-    side: int | None = None,
-    progress: Callable[[int], None] | None = None,
-    makers: Mapping[str, PolicyMaker] | None = None,
-) -> TournamentResult:
-    """Every ordered pairing of ``policies`` plays ``battles`` seeded battles.
+@dataclass(frozen=True, slots=True)
+class Chunk:
+    """A worker's task: consecutive battles of one seating in one scenario."""
 
-    Policy A runs ``side`` (default: the scenario's first) and policy B every
-    other side; a pairing is scored from A's point of view and each policy's
-    totals count its games on either side. Seeds ``seed .. seed + battles - 1``
-    are the same for every pairing. ``makers`` adds policies to the built-in
-    ones (the CLI adds scripted and learned agents through ``envs``).
-    """
-    known = {**POLICIES, **(makers or {})}
-    a_side = check_setup(scenario, policies, side, known)
-    result = TournamentResult(scenario.name, tuple(policies), battles, seed, a_side)
-    for name in policies:
-        result.totals[name] = Tally()
-    for a in policies:
-        for b in policies:
-            pair = Tally()
-            for k in range(battles):
-                s = seed + k
-                rng = np.random.default_rng([s, 7])
-                pols = [
-                    known[a if f.side == a_side else b](rng, i)
-                    for i, f in enumerate(scenario.fighters)
-                ]
-                battle = play(scenario.battle(seed=s), pols)
-                outcome = 0 if battle.winner is None else (1 if battle.winner == a_side else -1)
-                pair.add(outcome, battle.turn)
-                result.totals[a].add(outcome, battle.turn)
-                result.totals[b].add(-outcome, battle.turn)
-                if progress is not None:
-                    progress(1)
-            result.pairs[(a, b)] = pair
-    return result
+    scenario: Scenario
+    policies: tuple[str, str]  # the pairing
+    seats: tuple[str, ...]  # the policy on each side, in side order
+    first_seed: int  # the tournament's seed: battle k has seed first_seed + k
+    indices: tuple[int, ...]
+    resolver: Resolver
 
 
-def table_lines(result: TournamentResult) -> list[str]:
-    """The results table as plain text."""
-    out = [
-        f"Tournament on {result.scenario}: {len(result.policies)} policies, every pairing "
-        f"both ways, {result.battles} seeded battles each (seeds {result.seed}.."
-        f"{result.seed + result.battles - 1}).",
-        f"{'policy':<12}{'games':>7}{'wins':>6}{'draws':>7}{'losses':>8}{'score':>8}"
-        f"{'95% interval':>16}{'turns':>7}",
-    ]
-    for r in result.table():
-        lo, hi = r.ci95
-        out.append(
-            f"{r.policy:<12}{r.games:>7}{r.wins:>6}{r.draws:>7}{r.losses:>8}"
-            f"{r.score:>8.3f}{f'{lo:.3f}-{hi:.3f}':>16}{r.mean_turns:>7.1f}"
-        )
-    out.append(f"Pairings (score of the row policy on side {result.side}):")
-    width = max(len(p) for p in result.policies) + 2
-    out.append(" " * width + "".join(f"{p:>{width}}" for p in result.policies))
-    for a in result.policies:
-        cells = "".join(f"{result.pairs[(a, b)].score:>{width}.2f}" for b in result.policies)
-        out.append(f"{a:<{width}}{cells}")
+_MAKERS: dict[tuple[str, str, str, str, str], PolicyMaker] = {}
+
+
+def _maker(resolver: Resolver, name: str, scenario: Scenario) -> PolicyMaker:
+    """A worker's makers, built once per process (a learned model loads once)."""
+    key = (resolver.__module__, resolver.__qualname__, name, scenario.name, scenario.source)
+    if key not in _MAKERS:
+        _MAKERS[key] = resolver(name, scenario)
+    return _MAKERS[key]
+
+
+def play_chunk(chunk: Chunk) -> list[dict[str, Any]]:
+    """Play a chunk's battles: one record each (what ``battles.jsonl`` holds)."""
+    sc = chunk.scenario
+    side_list = sides(sc)
+    makers = {s: _maker(chunk.resolver, p, sc) for s, p in zip(side_list, chunk.seats, strict=True)}
+    side_of = [f.side for f in sc.fighters]
+    out = []
+    for k in chunk.indices:
+        seed = chunk.first_seed + k
+        rng = np.random.default_rng([seed, 7])
+        pols = [makers[s](rng, i) for i, s in enumerate(side_of)]
+        battle = play(sc.battle(seed=seed), pols)
+        taken = dict.fromkeys(side_list, 0)
+        for e in battle.log.events:
+            if isinstance(e, DamageEvent):
+                taken[side_of[e.who]] += e.levels
+        total = sum(taken.values())
+        out.append({
+            "scenario": sc.name, "index": k, "seed": seed, "policies": list(chunk.policies),
+            "seats": {str(s): p for s, p in zip(side_list, chunk.seats, strict=True)},
+            "winner": battle.winner, "turns": battle.turn,
+            "levels_dealt": {str(s): total - taken[s] for s in side_list},
+            "log_sha256": battle.log.sha256(),
+        })
     return out
+
+
+def record_key(record: dict[str, Any]) -> BattleKey:
+    seats = record["seats"]
+    return (record["scenario"], record["index"],
+            tuple(seats[k] for k in sorted(seats, key=int)))
+
+
+def battle_order(setup: Setup, scenarios: Sequence[Scenario]) -> dict[BattleKey, int]:
+    """Every battle of the tournament, numbered in its canonical order.
+
+    Index outermost (then pairing, then seat): ratings are updated in this
+    order whatever order the battles finished in.
+    """
+    order: dict[BattleKey, int] = {}
+    for sc in scenarios:
+        seating = [s for a, b in pairings(setup.policies) for s in seatings(a, b, sides(sc))]
+        for k in range(setup.battles):
+            for seats in seating:
+                order[(sc.name, k, seats)] = len(order)
+    return order
+
+
+def chunks(setup: Setup, scenarios: Sequence[Scenario], resolver: Resolver,
+           done: Iterable[BattleKey] = (), size: int = CHUNK) -> list[Chunk]:
+    """The battles still to play, ``size`` to a task, early indices first."""
+    finished = set(done)
+    out: list[Chunk] = []
+    for start in range(0, setup.battles, size):
+        for sc in scenarios:
+            for a, b in pairings(setup.policies):
+                for seats in seatings(a, b, sides(sc)):
+                    todo = tuple(k for k in range(start, min(start + size, setup.battles))
+                                 if (sc.name, k, seats) not in finished)
+                    if todo:
+                        out.append(Chunk(sc, (a, b), seats, setup.seed, todo, resolver))
+    return out
+
+
+class Backend(Protocol):
+    """Runs chunks somewhere and yields each one's records as it finishes."""
+
+    def run(self, fn: Callable[[Chunk], list[dict[str, Any]]],
+            tasks: Sequence[Chunk]) -> Iterator[list[dict[str, Any]]]: ...
+
+
+class InProcess:
+    """The backend of ``--jobs 1``: every chunk in this process, in order."""
+
+    def run(self, fn: Callable[[Chunk], list[dict[str, Any]]],
+            tasks: Sequence[Chunk]) -> Iterator[list[dict[str, Any]]]:
+        for t in tasks:
+            yield fn(t)
+
+
+def play_all(setup: Setup, scenarios: Sequence[Scenario], resolver: Resolver, *,
+             backend: Backend | None = None, done: Iterable[BattleKey] = (),
+             on_records: Callable[[list[dict[str, Any]]], None] | None = None,
+             ) -> list[dict[str, Any]]:
+    """Play every battle not in ``done``; returns the new records as they finished.
+
+    ``on_records`` sees each finished chunk's records first (the CLI appends
+    them to ``battles.jsonl`` and moves the progress bar).
+    """
+    check_setup(setup, scenarios, resolver)
+    tasks = chunks(setup, scenarios, resolver, done)
+    out: list[dict[str, Any]] = []
+    for records in (backend or InProcess()).run(play_chunk, tasks):
+        if on_records is not None:
+            on_records(records)
+        out.extend(records)
+    return out
+
+
+def total_battles(setup: Setup, scenarios: Sequence[Scenario]) -> int:
+    return len(battle_order(setup, scenarios))

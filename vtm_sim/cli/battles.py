@@ -1,11 +1,9 @@
-"""Battles: fight, tournament, scenarios, replay."""
+"""Battles: fight, scenarios, replay (tournaments are in cli/tournaments.py)."""
 
 from __future__ import annotations
 
 import json
 import os
-import sys
-from dataclasses import asdict
 from pathlib import Path
 from typing import Any, Literal
 
@@ -35,7 +33,7 @@ from vtm_sim.stats import load_stat_block
 from vtm_sim.story import tell as story
 from vtm_sim.tables import load_tables
 from vtm_sim.tactics import TacticianPolicy
-from vtm_sim.tournament import POLICIES, PolicyMaker, check_setup, run_tournament, table_lines
+from vtm_sim.tournament import PolicyMaker
 
 
 @main.command("fight")
@@ -306,54 +304,6 @@ def _learned_maker(path: str, scenario: Scenario) -> PolicyMaker:
         return AgentPolicy(agent, scenario, obs_mode=mode)
 
     return make
-
-
-@main.command("tournament")
-@click.argument("scenario_name", metavar="[SCENARIO]", default="duel")
-@click.option("--policies", default="nearest,tactician,random", show_default=True,
-              metavar="A,B,...",
-              help="Policies to pit against each other: nearest, tactician, random, "
-              "brawler (the scripted env agent), or model:PATH (a saved trained agent).")
-@click.option("--battles", type=click.IntRange(1, 100000), default=100, show_default=True,
-              metavar="N", help="Seeded battles per pairing.")
-@click.option("--seed", type=int, default=0, metavar="N", help="First seed (default 0).")
-@click.option("--side", type=int, default=None, metavar="S",
-              help="The side the row policy plays (default the scenario's first).")
-@click.option("--out", "out_dir", type=click.Path(file_okay=False), default=None,
-              metavar="DIR", help="Write results.json (with the resolved setup) here.")
-@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
-def tournament_cmd(scenario_name: str, policies: str, battles: int, seed: int,
-                   side: int | None, out_dir: str | None, as_json: bool) -> None:
-    """Pit policies against each other on a scenario: a results table with 95% intervals."""
-    names = [p.strip() for p in policies.split(",") if p.strip()]
-    with user_errors():
-        scenario = load_scenario(scenario_name)
-        makers = _agent_makers(names, scenario)
-        check_setup(scenario, names, side, {**POLICIES, **makers})
-        total = len(names) ** 2 * battles
-        with click.progressbar(length=total, label="battles", file=sys.stderr,
-                               show_pos=True) as bar:
-            result = run_tournament(scenario, names, battles=battles, seed=seed, side=side,
-                                    progress=bar.update, makers=makers)
-    data = {
-        "scenario": result.scenario, "scenario_file": scenario.source,
-        "rules": scenario.rules.model_dump(), "policies": list(result.policies),
-        "battles": battles, "seed": seed, "side": result.side,
-        "table": [asdict(r) for r in result.table()],
-        "pairs": [{"a": a, "b": b, **asdict(t), "score": t.score}
-                  for (a, b), t in result.pairs.items()],
-    }
-    if out_dir is not None:
-        try:
-            Path(out_dir).mkdir(parents=True, exist_ok=True)
-            (Path(out_dir) / "results.json").write_text(_dump(data) + "\n", encoding="utf-8")
-        except OSError as exc:
-            _fail(f"--out {out_dir}: cannot write ({exc.strerror})")
-    if as_json:
-        click.echo(_dump(data))
-        return
-    for line in table_lines(result):
-        click.echo(line)
 
 
 @main.command("scenarios")

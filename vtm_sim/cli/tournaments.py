@@ -1,0 +1,168 @@
+"""``vtm-sim tournament``: every pairing on both sides, in parallel, resumable, rated.
+
+The library does the work (vtm_sim.tournament plays, vtm_sim.results sums up,
+vtm_sim.rundir keeps the files, vtm_sim.backends runs the workers); this
+module parses the options, names the policies, shows progress and prints.
+Everything past click is imported inside the command, so ``vtm-sim --help``
+stays fast.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from vtm_sim.cli.base import _dump, _fail, main, user_errors
+
+if TYPE_CHECKING:
+    from vtm_sim.scenario import Scenario
+    from vtm_sim.tournament import PolicyMaker
+
+DEFAULT_SCENARIO = "duel"
+DEFAULT_POLICIES = "nearest,tactician,random"
+
+
+def policy_maker(name: str, scenario: Scenario) -> PolicyMaker:
+    """The one place a tournament turns a policy name into a policy maker.
+
+    The engine's policies (vtm_sim.tournament.POLICIES), the scripted env agent
+    ``brawler`` and ``model:PATH`` (a saved trained agent). Workers call it by
+    name with the scenario, so nothing unpicklable crosses a process.
+    """
+    from vtm_sim.cli.battles import _agent_makers
+    from vtm_sim.errors import ConfigError
+    from vtm_sim.tournament import POLICIES
+
+    if name in POLICIES:
+        return POLICIES[name]
+    makers = _agent_makers([name], scenario)
+    if name in makers:
+        return makers[name]
+    raise ConfigError(f"--policies: {name!r} is unknown (expected one of "
+                      f"{', '.join(POLICIES)}, brawler or model:PATH)")
+
+
+@main.command("tournament")
+@click.argument("scenario_names", metavar="[SCENARIO]...", nargs=-1)
+@click.option("--policies", default=DEFAULT_POLICIES, show_default=True, metavar="A,B,...",
+              help="Policies to pit against each other: nearest, tactician, random, planner, "
+              "brawler (the scripted env agent), or model:PATH (a saved trained agent).")
+@click.option("--battles", type=click.IntRange(1, 100000), default=100, show_default=True,
+              metavar="N", help="Seeded battles per pairing and side.")
+@click.option("--seed", type=int, default=0, metavar="S",
+              help="Battle k has seed S+k in every pairing (default 0).")
+@click.option("--jobs", type=click.IntRange(1, 1024), default=1, show_default=True,
+              metavar="J", help="Worker processes (or Ray CPUs); results do not depend on it.")
+@click.option("--backend", "backend_name", type=click.Choice(["local", "ray"]),
+              default="local", show_default=True,
+              help="local: this machine; ray: Ray tasks (the optional `ray` extra).")
+@click.option("--address", default=None, metavar="ADDR",
+              help="With --backend ray: the cluster to join (default: start a local Ray).")
+@click.option("--out", "out_dir", type=click.Path(file_okay=False), default=None,
+              metavar="DIR", help="Write tournament.json, battles.jsonl (as battles finish), "
+              "results.json, results.csv, heatmap.png and timing.json here.")
+@click.option("--resume", is_flag=True,
+              help="Continue the tournament in --out DIR: same arguments, no battle lost "
+              "or played twice.")
+@click.option("--json", "as_json", is_flag=True, help="Print results.json instead of the table.")
+def tournament_cmd(scenario_names: tuple[str, ...], policies: str, battles: int, seed: int,
+                   jobs: int, backend_name: str, address: str | None, out_dir: str | None,
+                   resume: bool, as_json: bool) -> None:
+    """Pit policies against each other on scenarios (default duel): every pairing on
+    both sides on the same seeds, with 95% intervals, per-side figures and ratings."""
+    from vtm_sim.backends import backend
+    from vtm_sim.results import csv_rows, summarize, table_lines
+    from vtm_sim.rundir import HEATMAP, RunDir
+    from vtm_sim.scenario import load_scenario
+    from vtm_sim.tournament import Setup, check_setup, play_all, record_key, total_battles
+
+    if resume and out_dir is None:
+        _fail("--resume: needs --out DIR, the directory of the tournament to continue")
+    named = scenario_names or (DEFAULT_SCENARIO,)
+    setup = Setup(named, tuple(p.strip() for p in policies.split(",") if p.strip()),
+                  battles, seed)
+    with user_errors():
+        scenarios = [load_scenario(n) for n in named]
+        check_setup(setup, scenarios, policy_maker)
+        runner = backend(backend_name, jobs, address)
+        rundir = RunDir(out_dir) if out_dir is not None else None
+        records: list[dict[str, Any]] = []
+        if rundir is not None:
+            records, dropped = rundir.start(setup, scenarios, resume=resume)
+            if dropped:
+                click.echo(f"{rundir.battles}: dropped an unfinished last line (a write cut "
+                           "short); its battles are played again", err=True)
+        total = total_battles(setup, scenarios)
+        bar = _progress(total, len(records), quiet=as_json)
+
+        def finished(recs: list[dict[str, Any]]) -> None:
+            if rundir is not None:
+                rundir.append(recs)
+            bar.update(len(recs))
+
+        start = time.perf_counter()
+        try:
+            new = play_all(setup, scenarios, policy_maker, backend=runner,
+                           done=[record_key(r) for r in records], on_records=finished)
+        except KeyboardInterrupt:
+            bar.close()
+            where = f"; kept in {rundir.battles}, continue with --resume" if rundir else ""
+            click.echo(f"tournament: interrupted after {bar.n} of {total} battles{where}",
+                       err=True)
+            sys.exit(130)
+        bar.close()
+        seconds = time.perf_counter() - start
+        records += new
+        results = summarize(setup, scenarios, records)
+        text = _dump(results)
+        timing = {"backend": backend_name, "jobs": jobs, "battles_played": len(new),
+                  "seconds": round(seconds, 3),
+                  "battles_per_second": round(len(new) / seconds, 1) if seconds > 0 else None}
+        if rundir is not None:
+            rundir.write_results(results, csv_rows(setup, scenarios, records), text)
+            rundir.write_timing(timing)
+            _heatmap(results, rundir.path / HEATMAP)
+    if sys.stderr.isatty() and not as_json and new:
+        click.echo(f"{len(new)} battles in {seconds:.1f} s ({timing['battles_per_second']} "
+                   f"battles/s, {backend_name}, {jobs} job{'s' if jobs > 1 else ''})", err=True)
+    if as_json:
+        click.echo(text)
+        return
+    for line in table_lines(results):
+        click.echo(line)
+
+
+class _Quiet:
+    """A progress bar that shows nothing (not a terminal, or --json)."""
+
+    def __init__(self, initial: int) -> None:
+        self.n = initial
+
+    def update(self, k: int) -> None:
+        self.n += k
+
+    def close(self) -> None:
+        pass
+
+
+def _progress(total: int, initial: int, *, quiet: bool) -> Any:
+    """tqdm on stderr when it is a terminal, else a silent counter."""
+    if quiet or not sys.stderr.isatty():
+        return _Quiet(initial)
+    from tqdm import tqdm
+
+    return tqdm(total=total, initial=initial, unit="battle", file=sys.stderr,
+                dynamic_ncols=True, leave=False)
+
+
+def _heatmap(results: dict[str, Any], path: Any) -> None:
+    from vtm_sim.heatmap import have_matplotlib, write_heatmap
+
+    if not have_matplotlib():
+        click.echo(f"{path.name} skipped: matplotlib is not installed "
+                   "(pip install -e '.[plots]')", err=True)
+        return
+    write_heatmap(results, path)
