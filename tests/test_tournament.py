@@ -22,7 +22,7 @@ from vtm_sim.errors import ConfigError
 from vtm_sim.results import interval, summarize, table_lines
 from vtm_sim.scenario import load_scenario
 from vtm_sim.simulate import play
-from vtm_sim.tournament import Setup, engine_policy, play_all
+from vtm_sim.tournament import Setup, play_all
 
 SMALL = ["--policies", "nearest,random", "--battles", "4"]
 FILES = ("tournament.json", "battles.jsonl", "results.json", "results.csv", "heatmap.png",
@@ -62,7 +62,7 @@ def test_interval_is_the_wilson_score_interval() -> None:
 def test_DICE_9_pairings_replay_the_same_seeded_battles() -> None:
     """A policy against itself plays exactly `play` on seeds S..S+N-1, same logs."""
     sc = load_scenario("duel")
-    records = play_all(Setup(("duel",), ("nearest",), 12, 3), [sc], engine_policy)
+    records = play_all(Setup(("duel",), ("nearest",), 12, 3), [sc], policy_maker)
     assert [r["seed"] for r in records] == list(range(3, 15))
     for r in records:
         battle = play(sc.battle(seed=r["seed"]))
@@ -73,7 +73,7 @@ def test_DICE_9_pairings_replay_the_same_seeded_battles() -> None:
 def test_every_pairing_plays_both_sides_on_the_same_seeds() -> None:
     sc = load_scenario("knife_duel")
     setup = Setup(("knife_duel",), ("nearest", "random"), 6, 0)
-    records = play_all(setup, [sc], engine_policy)
+    records = play_all(setup, [sc], policy_maker)
     seats = sorted({(r["seats"]["0"], r["seats"]["1"]) for r in records})
     assert seats == [("nearest", "nearest"), ("nearest", "random"), ("random", "nearest"),
                      ("random", "random")]
@@ -97,16 +97,14 @@ def test_records_are_the_same_in_any_order() -> None:
     """Results depend on the records, not on the order battles finished in."""
     sc = load_scenario("duel")
     setup = Setup(("duel",), ("nearest", "tactician"), 5, 1)
-    records = play_all(setup, [sc], engine_policy)
+    records = play_all(setup, [sc], policy_maker)
     assert summarize(setup, [sc], records) == summarize(setup, [sc], records[::-1])
 
 
 def test_unknown_policy_is_a_config_error() -> None:
     sc = load_scenario("duel")
-    with pytest.raises(ConfigError, match="--policies"):
-        play_all(Setup(("duel",), ("nearest", "genius"), 1, 0), [sc], engine_policy)
-    with pytest.raises(ConfigError, match="brawler or model:PATH"):
-        policy_maker("genius", sc)
+    with pytest.raises(ConfigError, match=r"--policies: 'genius' is unknown.*brawler or model"):
+        play_all(Setup(("duel",), ("nearest", "genius"), 1, 0), [sc], policy_maker)
 
 
 # --- the command ----------------------------------------------------------------------

@@ -34,7 +34,8 @@ CHUNK = 20  # battles a worker plays per task: small enough that a kill loses li
 
 # A policy for one combatant (its id), with a generator of its own.
 PolicyMaker = Callable[[np.random.Generator, int], Policy]
-# The engine's own policies by name (the CLI's resolver adds agents from ``agents``).
+# The engine's own policies by name (vtm_sim.cli.tournaments.policy_maker, the one
+# resolver of names, adds agents from ``agents``).
 POLICIES: dict[str, PolicyMaker] = {
     "nearest": lambda _rng, _cid: NearestEnemyPolicy(),
     "tactician": lambda _rng, _cid: TacticianPolicy(),
@@ -47,14 +48,6 @@ POLICIES: dict[str, PolicyMaker] = {
 Resolver = Callable[[str, Scenario], PolicyMaker]
 # (scenario name, battle index, the policy on each side in side order)
 BattleKey = tuple[str, int, tuple[str, ...]]
-
-
-def engine_policy(name: str, _scenario: Scenario) -> PolicyMaker:
-    """The resolver for the engine's own policies (:data:`POLICIES`)."""
-    if name not in POLICIES:
-        raise ConfigError(
-            f"--policies: {name!r} is unknown (expected one of {', '.join(POLICIES)})")
-    return POLICIES[name]
 
 
 @dataclass(frozen=True, slots=True)
