@@ -27,7 +27,7 @@ class LocalPool:
         self.jobs = jobs
 
     def run(self, fn: Callable[[Chunk], Records], tasks: Sequence[Chunk]) -> Iterator[Records]:
-        ctx = multiprocessing.get_context()
+        ctx = _context(tasks)
         with ProcessPoolExecutor(max_workers=self.jobs, mp_context=ctx) as pool:
             todo = iter(tasks)
             running: set[Future[Records]] = set()
@@ -46,6 +46,17 @@ class LocalPool:
             finally:
                 for f in running:
                     f.cancel()
+
+
+def _context(tasks: Sequence[Chunk]) -> multiprocessing.context.BaseContext:
+    """forkserver where there is one: workers never inherit this process's threads
+    (a loaded torch model's, say); the server imports the resolver's module once."""
+    if "forkserver" not in multiprocessing.get_all_start_methods():
+        return multiprocessing.get_context("spawn")
+    ctx = multiprocessing.get_context("forkserver")
+    modules = sorted({"vtm_sim.tournament", *(t.resolver.__module__ for t in tasks[:1])})
+    ctx.set_forkserver_preload(modules)
+    return ctx
 
 
 class RayTasks:
