@@ -10,7 +10,7 @@ line for that moment of each battle (:func:`vtm_sim.narration.narrate`) beneath.
 from __future__ import annotations
 
 import textwrap
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -69,11 +69,13 @@ def _turn_at(log: Sequence[Event], index: int) -> int:
     return turn
 
 
-def _value(v: Any) -> str:
+def _value(v: Any, name: Callable[[Any], str] = str) -> str:
+    """A JSON value in words: ``{kind attack, target Knife Fighter}``; ``name`` reads ids."""
     if isinstance(v, dict):
-        return "{" + ", ".join(f"{k} {_value(x)}" for k, x in v.items()) + "}"
+        return "{" + ", ".join(f"{k} {name(x) if k in _PEOPLE else _value(x, name)}"
+                               for k, x in v.items()) + "}"
     if isinstance(v, list | tuple):
-        return " ".join(_value(x) for x in v)
+        return " ".join(_value(x, name) for x in v)
     return str(v)
 
 
@@ -90,11 +92,14 @@ def describe(ev: Event, log: Sequence[Event], index: int) -> list[str]:
     if "who" in data:
         lines.append(f"who: {name(data['who'])}")
     what = kind if "what" not in data else f"{kind} ({data['what']})"
+    if kind == EventKind.DECIDE:
+        what = f"decides ({data.get('kind')})"
     if "target" in data:
         what += f" against {name(data['target'])}"
     if "choice" in data:
-        what += f": {_value(data['choice'])}"
-    rest = [f"{k} {_value(v)}" for k, v in data.items() if k not in _QUIET]
+        what += f": {_value(data['choice'], name)}"
+    rest = [f"{k} {_value(v, name)}" for k, v in data.items()
+            if k not in _QUIET and not (kind == EventKind.DECIDE and k == "kind")]
     if kind == EventKind.BATTLE:
         rest = [f"seed {data.get('seed')}", f"rules {_value(data.get('rules', {}).get('name'))}"]
     if rest:
@@ -123,7 +128,7 @@ def side_by_side(diff: Difference, left: str = "golden", right: str = "now") -> 
     def told(ev: Event | None, log: Sequence[Event]) -> list[str]:
         if ev is None:
             return [f"event {diff.index + 1}: (the log has ended)"]
-        return [*describe(ev, log, diff.index), f"story: {_story_line(log, diff.index)}"]
+        return [*describe(ev, log, diff.index), f"story so far: {_story_line(log, diff.index)}"]
 
     a = _column(told(diff.old, diff.old_log))
     b = _column(told(diff.new, diff.new_log))

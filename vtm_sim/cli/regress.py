@@ -15,7 +15,6 @@ import click
 from vtm_sim.cli.base import main, user_errors
 
 DEFAULT_SUITE = "tests/golden"
-SHOWN_DIFFS = 3  # side-by-side diffs printed in full; --json has every one
 
 
 @contextmanager
@@ -121,14 +120,8 @@ def _text(folder: Path, run: Any, changes: list[Any], checks: list[Any], spec: A
                for c in changes):
             out.append("(A battle keeps only its hash and summary; the kept log of its "
                        "scenario shows the first differing event.)")
-        shown = 0
         for c in changes:
-            lines = c.lines(left, right)
-            if c.diff is not None:
-                shown += 1
-                if shown > SHOWN_DIFFS:
-                    lines = [*lines[:3], "  (first differing event: see --json)"]
-            out.extend(lines)
+            out.extend(c.lines(left, right))
     for s in run.skipped:
         out.append(f"  not played: {s}")
     if checks:
