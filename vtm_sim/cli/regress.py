@@ -12,7 +12,22 @@ from typing import Any
 
 import click
 
+from vtm_sim.balance import Check, check, level, play_matchup, read_baselines, write_baselines
 from vtm_sim.cli.base import main, user_errors
+from vtm_sim.errors import ConfigError
+from vtm_sim.eventdiff import side_by_side
+from vtm_sim.regression import (
+    BATTLES_FILE,
+    Change,
+    SuiteRun,
+    SuiteSpec,
+    compare,
+    count_cases,
+    load_suite,
+    read_goldens,
+    run_suite,
+    write_goldens,
+)
 
 DEFAULT_SUITE = "tests/golden"
 
@@ -43,18 +58,6 @@ def regress_cmd(suite_dir: str, update: bool, as_json: bool) -> None:
     the baselines. Exits with status 1 on any difference; with --update,
     rewrites the goldens instead and exits 0.
     """
-    from vtm_sim.balance import check, play_matchup, read_baselines, write_baselines
-    from vtm_sim.errors import ConfigError
-    from vtm_sim.regression import (
-        BATTLES_FILE,
-        compare,
-        count_cases,
-        load_suite,
-        read_goldens,
-        run_suite,
-        write_goldens,
-    )
-
     folder = Path(suite_dir)
     started = time.perf_counter()
     with user_errors():
@@ -101,10 +104,9 @@ def regress_cmd(suite_dir: str, update: bool, as_json: bool) -> None:
         sys.exit(1)
 
 
-def _text(folder: Path, run: Any, changes: list[Any], checks: list[Any], spec: Any,
-          update: bool, unreadable: list[str], left: str, right: str) -> list[str]:
-    from vtm_sim.balance import level
-
+def _text(folder: Path, run: SuiteRun, changes: list[Change], checks: list[Check],
+          spec: SuiteSpec, update: bool, unreadable: list[str], left: str,
+          right: str) -> list[str]:
     out = []
     for problem in unreadable:
         out.append(f"(the old goldens could not be read and are written anew: {problem})")
@@ -127,9 +129,9 @@ def _text(folder: Path, run: Any, changes: list[Any], checks: list[Any], spec: A
     if checks:
         out.append(f"Balance: {len(checks)} match-ups, false-alarm rate "
                    f"{spec.balance.false_alarm:g} in all (each tested at {level(spec):.3g}):")
-        for c in checks:
-            out.extend("  " + line for line in (c.update_lines() if update else c.lines()))
-    shifted = sum(not c.ok for c in checks)
+        for k in checks:
+            out.extend("  " + line for line in (k.update_lines() if update else k.lines()))
+    shifted = sum(not k.ok for k in checks)
     if update:
         out.append(f"Wrote {folder}: {n} golden battles, balance baselines for {len(checks)} "
                    "match-ups. Review the changes above, then commit them.")
@@ -143,12 +145,9 @@ def _text(folder: Path, run: Any, changes: list[Any], checks: list[Any], spec: A
     return out
 
 
-def _json(folder: Path, run: Any, changes: list[Any], checks: list[Any], spec: Any,
-          update: bool, failed: bool) -> dict[str, Any]:
-    from vtm_sim.balance import level
-    from vtm_sim.eventdiff import side_by_side
-
-    def change(c: Any) -> dict[str, Any]:
+def _json(folder: Path, run: SuiteRun, changes: list[Change], checks: list[Check],
+          spec: SuiteSpec, update: bool, failed: bool) -> dict[str, Any]:
+    def change(c: Change) -> dict[str, Any]:
         d: dict[str, Any] = {"id": c.id, "kind": c.kind,
                              "old": None if c.old is None else c.old.to_json(),
                              "new": None if c.new is None else c.new.to_json()}
