@@ -81,6 +81,7 @@ def regress_cmd(suite_dir: str, update: bool, as_json: bool) -> None:
             unreadable.append(str(exc))
         with _progress(count_cases(spec), as_json, "golden battles") as step:
             run = run_suite(spec, step)
+        golden_seconds = time.perf_counter() - started
         total = sum(m.battles for m in spec.balance.matchups)
         with _progress(total, as_json, "balance battles") as step:
             tallies = [(m, play_matchup(m, step)) for m in spec.balance.matchups]
@@ -98,8 +99,8 @@ def regress_cmd(suite_dir: str, update: bool, as_json: bool) -> None:
         left, right = ("before", "after") if update else ("golden", "now")
         for line in _text(folder, run, changes, checks, spec, update, unreadable, left, right):
             click.echo(line)
-        click.echo(f"({len(run.played)} battles and {total} balance battles in "
-                   f"{seconds:.1f} s)")
+        click.echo(f"({len(run.played)} golden battles in {golden_seconds:.1f} s, {total} "
+                   f"balance battles in {seconds - golden_seconds:.1f} s)")
     if failed and not update:
         sys.exit(1)
 
