@@ -139,13 +139,9 @@ def load_scenario(name_or_path: str) -> Scenario:
     for side in spec.sides:
         if side not in sides:
             raise ConfigError(f"{path}: sides.{side}: no combatant is on side {side}")
-    for i, f in enumerate(fighters):
-        for w in f.stats.weapons:
-            if w.cls.value == "firearm" and not rules.firearms_allowed:
-                raise ConfigError(
-                    f"{path}: combatants.{i}: {w.name} is a firearm, not allowed under "
-                    f"the {rules.name} rules"
-                )
+    conflict = _firearm_conflict(fighters, rules)
+    if conflict is not None:
+        raise ConfigError(f"{path}: {conflict}")
     for n, a in enumerate(spec.ambush):
         for key, idx in (("attacker", a.attacker), ("target", a.target)):
             if idx >= len(fighters):
@@ -162,3 +158,18 @@ def load_scenario(name_or_path: str) -> Scenario:
         Battlefield(zones, walls, spec.lighting, spec.cramped), dict(spec.sides),
         tuple((a.attacker, a.target) for a in spec.ambush), str(path),
     )
+
+
+def _firearm_conflict(fighters: tuple[Fighter, ...], rules: RuleSet) -> str | None:
+    for i, f in enumerate(fighters):
+        for w in f.stats.weapons:
+            if w.cls.value == "firearm" and not rules.firearms_allowed:
+                return (f"combatants.{i}: {w.name} is a firearm, not allowed under "
+                        f"the {rules.name} rules")
+    return None
+
+
+def rules_conflict(scenario: Scenario, rules: RuleSet) -> str | None:
+    """Why ``scenario`` cannot be played under ``rules`` (a firearm where none is
+    allowed), or None when it can (``dataclasses.replace(scenario, rules=rules)``)."""
+    return _firearm_conflict(scenario.fighters, rules)

@@ -1,21 +1,27 @@
-"""Shared pieces of the command line: the group, error handling, dice, JSON."""
+"""Shared pieces of the command line: the group, error handling, dice, JSON.
+
+This module is what ``vtm-sim --help`` imports (with click and nothing of the
+engine): the engine modules it needs for dice and rolls are imported inside the
+helpers that use them, and the commands are loaded only when named (``COMMANDS``).
+"""
 
 from __future__ import annotations
 
+import importlib
 import json
 import re
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
-import numpy as np
 
-from vtm_sim.combatant import Combatant
-from vtm_sim.dice import RngDice, Roll
 from vtm_sim.errors import VtmSimError
-from vtm_sim.narration import roll_text
+
+if TYPE_CHECKING:
+    from vtm_sim.combatant import Combatant
+    from vtm_sim.dice import RngDice, Roll
 
 SEED_HELP = "Seed of the dice not given with --faces (default 0)."
 RULES_HELP = "Rules profile: a name under configs/rules/ or a YAML file."
@@ -63,6 +69,10 @@ def _one_line(m: re.Match[str]) -> str:
 
 
 def _rng_dice(seed: int) -> RngDice:
+    import numpy as np
+
+    from vtm_sim.dice import RngDice
+
     return RngDice(np.random.default_rng(seed))
 
 
@@ -79,6 +89,8 @@ def _parse_faces(text: str, where: str) -> list[int]:
 
 def _roll_words(r: Roll) -> str:
     """A roll in the narration's words: ``6 dice at difficulty 6 -> ...: 2 successes``."""
+    from vtm_sim.narration import roll_text
+
     return roll_text({
         "pool": r.pool, "diff": r.difficulty, "faces": list(r.faces), "succ": r.successes,
         "botch": r.botch, "spec": r.specialty, "wp": r.willpower,
@@ -134,7 +146,83 @@ class OneLineErrors(click.Group):
         sys.exit(rv if isinstance(rv, int) else 0)
 
 
-@click.group(cls=OneLineErrors, context_settings={"help_option_names": ["-h", "--help"]})
+# Every command of ``vtm-sim``: its name -> ("module:function", the summary that
+# ``vtm-sim --help`` lists). ``vtm-sim --help`` reads only this table, and a command's
+# module is imported when the command is named, so the command line starts without
+# the engine (and never imports torch or matplotlib unless a command needs them).
+# To add a command: write it in its module under vtm_sim/cli/ with ``@main.command``
+# as usual, and add its one line here (tests/test_startup.py checks the two agree).
+COMMANDS: dict[str, tuple[str, str]] = {
+    "attack": ("vtm_sim.cli.attacks:attack_cmd", "Resolve one attack through the whole chain."),
+    "card": ("vtm_sim.cli.attacks:card_cmd", "A tactic card: every legal attack, exact odds."),
+    "export-behaviors": ("vtm_sim.cli.advice:export_behaviors_cmd",
+                         "A tactic card for one NPC, learned from battles."),
+    "fight": ("vtm_sim.cli.battles:fight_cmd", "Run a seeded battle with a policy on every side."),
+    "jump": ("vtm_sim.cli.rolls:jump_cmd", "MOVE-3: how far a character jumps."),
+    "pursuit": ("vtm_sim.cli.rolls:pursuit_cmd", "MOVE-4: a chase, turn by turn."),
+    "regress": ("vtm_sim.cli.regress:regress_cmd", "Replay the golden battles and balance checks."),
+    "replay": ("vtm_sim.cli.battles:replay_cmd", "Replay a JSONL battle log and verify it."),
+    "roll": ("vtm_sim.cli.rolls:roll_cmd", "Roll POOL d10 against a difficulty (DICE-1..8)."),
+    "scenarios": ("vtm_sim.cli.battles:scenarios_cmd", "List the shipped scenarios."),
+    "schema": ("vtm_sim.cli.states:schema_cmd", "Print the JSON Schema of a file format."),
+    "state": ("vtm_sim.cli.states:state_group", "State files: the fight as it stands."),
+    "suggest": ("vtm_sim.cli.advice:suggest_cmd", "Rank every legal option of an NPC's decision."),
+    "tournament": ("vtm_sim.cli.tournaments:tournament_cmd",
+                   "Pit policies against each other: both sides, rated."),
+    "train": ("vtm_sim.cli.training:train_cmd", "Train an agent with stable-baselines3."),
+}
+
+
+class LazyGroup(OneLineErrors):
+    """A group whose commands are imported when named (``lazy``: name -> target, summary).
+
+    ``--help`` lists the summaries without importing any command; a command's
+    module is imported the first time the command is looked up (its own
+    ``@main.command`` registers it). Usage errors stay one line (OneLineErrors).
+    """
+
+    def __init__(self, *args: Any, lazy: Mapping[str, tuple[str, str]] | None = None,
+                 **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.lazy: dict[str, tuple[str, str]] = dict(lazy or {})
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*self.commands, *self.lazy})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in self.commands and cmd_name in self.lazy:
+            self.commands[cmd_name] = self.load(cmd_name)
+        return self.commands.get(cmd_name)
+
+    def load(self, cmd_name: str) -> click.Command:
+        """Import the command named in the table (``module:function``)."""
+        module_name, _, attr = self.lazy[cmd_name][0].partition(":")
+        command = getattr(importlib.import_module(module_name), attr)
+        if not isinstance(command, click.Command):
+            raise TypeError(f"{module_name}:{attr} is not a click command")
+        return command
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """Click's command list, with the table's summaries (no command imported)."""
+        names = self.list_commands(ctx)
+        if not names:
+            return
+        limit = formatter.width - 6 - max(len(n) for n in names)
+        rows = []
+        for name in names:
+            if name in self.lazy:
+                summary = click.Command(name, help=self.lazy[name][1])
+                rows.append((name, summary.get_short_help_str(limit)))
+                continue
+            command = self.commands[name]
+            if not command.hidden:
+                rows.append((name, command.get_short_help_str(limit)))
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
+
+
+@click.group(cls=LazyGroup, lazy=COMMANDS,
+             context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="vtm-sim")
 def main() -> None:
     """Vampire: The Masquerade (V20) combat simulator.
