@@ -274,8 +274,9 @@ def test_illegal_action_penalized_as_pass() -> None:
     decide = env.battle.log.events[start]
     assert decide["e"] == EventKind.DECIDE and decide["who"] == env.agent_id
     assert decide["choice"] == Declaration().to_json()
+    assert info["illegal_actions"] == 1
     _, _, _, _, info = env.step(masked_random(info["action_mask"], np.random.default_rng(0)))
-    assert "illegal" not in info
+    assert info["illegal"] is False and info["illegal_actions"] == 1
 
 
 # --- rewards ------------------------------------------------------------------------------

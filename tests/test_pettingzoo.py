@@ -93,7 +93,7 @@ def test_illegal_actions() -> None:
     obs, infos = env.reset(seed=0)
     _, rewards, _, _, infos = env.step({asked: legal, other: 0})
     assert rewards[other] == pytest.approx(-0.5) and infos[other]["illegal"]
-    assert "illegal" not in infos[asked]
+    assert infos[asked]["illegal"] is False and infos[other]["illegal_actions"] == 1
 
 
 def test_render_ansi() -> None:
