@@ -63,6 +63,7 @@ COMPILED_MODULES = [
     "vtm_sim/simulate.py",
     "envs/observation.py",
     "envs/actions.py",
+    "envs/match.py",
     "envs/env.py",
 ]
 

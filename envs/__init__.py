@@ -27,7 +27,11 @@ env steps/s) and for 2 BarBrawl envs (8 combatants: 1.57k vs 1.45k);
 ``autoreset_mode`` (next step) the mask returned with a sub-env's final step
 is all zeros: send any action for it, the autoreset ignores it.
 
-The multi-agent (PettingZoo) version is :class:`envs.multi.VtmParallelEnv`.
+The multi-agent (PettingZoo) versions are :class:`VtmParallelEnv` (every
+combatant steps at once, ``noop`` when not asked) and :class:`VtmAECEnv` (only
+the combatant the rules ask acts); all three envs run on one core,
+:class:`envs.match.Match`, with the same defaults (:data:`DEFAULT_SHAPING`,
+illegal actions penalized).
 """
 
 from __future__ import annotations
@@ -36,16 +40,21 @@ import gymnasium as gym
 
 from envs.actions import ActionCatalog, CatalogError
 from envs.env import VtmEnv
+from envs.match import DEFAULT_ILLEGAL_PENALTY, DEFAULT_SHAPING
 from envs.observation import OBS_VERSION, ObservationEncoder
 from vtm_sim.scenario import list_scenarios
 
 __all__ = [
+    "DEFAULT_ILLEGAL_PENALTY",
+    "DEFAULT_SHAPING",
     "MAX_EPISODE_STEPS",
     "OBS_VERSION",
     "ActionCatalog",
     "CatalogError",
     "ObservationEncoder",
+    "VtmAECEnv",
     "VtmEnv",
+    "VtmParallelEnv",
     "env_id",
     "registered_ids",
 ]
@@ -80,3 +89,16 @@ _IDS = [_register(name) for name in dict.fromkeys(["duel", *list_scenarios()])]
 def registered_ids() -> list[str]:
     """Every id this package registered (Duel-v0 first)."""
     return list(_IDS)
+
+
+def __getattr__(name: str) -> object:
+    """``envs.VtmParallelEnv`` and ``envs.VtmAECEnv``, imported with PettingZoo on first use."""
+    if name == "VtmParallelEnv":
+        from envs.multi import VtmParallelEnv
+
+        return VtmParallelEnv
+    if name == "VtmAECEnv":
+        from envs.aec import VtmAECEnv
+
+        return VtmAECEnv
+    raise AttributeError(f"module 'envs' has no attribute {name!r}")

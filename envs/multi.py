@@ -15,39 +15,43 @@ once, the PettingZoo ``ParallelEnv`` way:
   zero unless it is the one asked) and its legal actions. The asked agent's
   mask marks its legal choices; every other agent's mask marks only ``noop``.
   The same mask is in ``infos[agent]["action_mask"]``.
-- Only the asked agent's action changes the battle. Any other non-``noop``
-  action, or an illegal action of the asked agent, raises
-  :class:`~vtm_sim.errors.IllegalActionError`, or with
-  ``illegal_action="penalize"`` is treated as ``noop`` / the passive option at
-  ``illegal_penalty`` for that agent.
+- Only the asked agent's action changes the battle. By default any other
+  non-``noop`` action is ignored, and an illegal action of the asked agent is
+  its passive option, each at ``illegal_penalty`` (-0.1) for that agent, with
+  ``infos[agent]["illegal"]`` and the episode's count in
+  ``infos[agent]["illegal_actions"]``; ``illegal_action="raise"`` raises
+  :class:`~vtm_sim.errors.IllegalActionError` instead.
 - Rewards: +1 for every combatant of the winning side, -1 for the others, 0
   for a draw; plus ``shaping`` x (levels taken by that combatant's enemies -
-  levels it took) per step.
+  levels it took) per step (``shaping`` defaults to ``envs.DEFAULT_SHAPING``).
 
-:func:`aec_env` wraps it as an AEC environment (PettingZoo's
-``parallel_to_aec``).
+Setup, masks, rewards, infos and illegal actions are :class:`envs.match.Match`'s,
+shared with the Gymnasium env. :class:`envs.aec.VtmAECEnv` is the AEC form, in
+which only the combatant being asked acts (no ``noop``).
 """
 
 from __future__ import annotations
 
 import functools
-from typing import Any, Literal
+from typing import Any
 
 import gymnasium
 import numpy as np
 from gymnasium.utils import seeding
 from pettingzoo import AECEnv, ParallelEnv  # type: ignore[import-untyped]
-from pettingzoo.utils.conversions import parallel_to_aec  # type: ignore[import-untyped]
 
-from envs.actions import ActionCatalog, passive_choice
-from envs.env import levels_taken, load, render_ansi
-from envs.observation import OBS_VERSION, ObservationEncoder
+from envs.match import (
+    DEFAULT_ILLEGAL_ACTION,
+    DEFAULT_ILLEGAL_PENALTY,
+    DEFAULT_SHAPING,
+    RENDER_MODES,
+    IllegalAction,
+    Match,
+    ObsMode,
+)
+from envs.observation import OBS_VERSION
 from vtm_sim.battle import Battle
-from vtm_sim.choices import Choice
-from vtm_sim.dice import RngDice
-from vtm_sim.errors import IllegalActionError
 from vtm_sim.scenario import Scenario
-from vtm_sim.tables import load_tables
 
 __all__ = ["VtmParallelEnv", "aec_env", "parallel_env"]
 
@@ -67,12 +71,12 @@ class VtmParallelEnv(ParallelEnv):  # type: ignore[misc]
         skip_forced: answer single-option decisions automatically.
         turn_limit: override the scenario's turn limit.
         max_steps: truncate after this many steps (None: the battle's turn limit only).
-        render_mode: ``"ansi"`` or None.
+        render_mode: ``"ansi"``, ``"rgb_array"`` or None.
     """
 
     metadata: dict[str, Any] = {  # noqa: RUF012
         "name": "vtm_sim_parallel_v0",
-        "render_modes": ["ansi"],
+        "render_modes": list(RENDER_MODES),
         "is_parallelizable": True,
     }
 
@@ -80,41 +84,40 @@ class VtmParallelEnv(ParallelEnv):  # type: ignore[misc]
         self,
         scenario: str | Scenario = "duel",
         *,
-        obs_mode: Literal["flat", "dict"] = "flat",
-        illegal_action: Literal["raise", "penalize"] = "penalize",
-        illegal_penalty: float = -0.1,
-        shaping: float = 0.0,
+        obs_mode: ObsMode = "flat",
+        illegal_action: IllegalAction = DEFAULT_ILLEGAL_ACTION,
+        illegal_penalty: float = DEFAULT_ILLEGAL_PENALTY,
+        shaping: float = DEFAULT_SHAPING,
         skip_forced: bool = True,
         turn_limit: int | None = None,
         max_steps: int | None = None,
         render_mode: str | None = None,
     ) -> None:
-        if obs_mode not in ("flat", "dict"):
-            raise ValueError(f"obs_mode {obs_mode!r}: expected 'flat' or 'dict'")
-        if illegal_action not in ("raise", "penalize"):
-            raise ValueError(f"illegal_action {illegal_action!r}: expected 'raise' or 'penalize'")
-        if render_mode is not None and render_mode != "ansi":
-            raise ValueError(f"render_mode {render_mode!r}: expected None or 'ansi'")
-        self.scenario = load(scenario)
-        tables = load_tables()
-        fighters = self.scenario.fighters
-        n = len(fighters)
-        self.catalog = ActionCatalog.for_scenario(self.scenario, tables)
-        self.encoder = ObservationEncoder.for_scenario(self.scenario, tables)
+        self.match = m = Match(
+            scenario,
+            None,
+            obs_mode=obs_mode,
+            illegal_action=illegal_action,
+            illegal_penalty=illegal_penalty,
+            shaping=shaping,
+            skip_forced=skip_forced,
+            turn_limit=turn_limit,
+            render_mode=render_mode,
+        )
+        self.scenario = m.scenario
+        self.catalog = m.catalog
+        self.encoder = m.encoder
         self.noop = self.catalog.size
         self.obs_mode = obs_mode
         self.illegal_action = illegal_action
-        self.illegal_penalty = float(illegal_penalty)
-        self.shaping = float(shaping)
-        self.skip_forced = skip_forced
-        self.turn_limit = turn_limit
+        self.illegal_penalty = m.illegal_penalty
+        self.shaping = m.shaping
         self.max_steps = max_steps
         self.render_mode = render_mode
         self.obs_version = OBS_VERSION
-        self.possible_agents: list[str] = [f"combatant_{i}" for i in range(n)]
+        self.possible_agents: list[str] = [f"combatant_{i}" for i in range(len(m.sides))]
         self.agents: list[str] = []
         self._ids = {a: i for i, a in enumerate(self.possible_agents)}
-        self._sides = [f.side for f in fighters]
         inner = self.encoder.flat_space if obs_mode == "flat" else self.encoder.dict_space
         mask_space = gymnasium.spaces.Box(0, 1, (self.noop + 1,), dtype=np.int8)
         self._obs_space = gymnasium.spaces.Dict({"observation": inner, "action_mask": mask_space})
@@ -123,9 +126,12 @@ class VtmParallelEnv(ParallelEnv):  # type: ignore[misc]
         self._noop_mask[self.noop] = 1
         self._masks: list[np.ndarray] = []
         self.np_random, _ = seeding.np_random(None)
-        self.battle: Battle | None = None
         self._steps = 0
-        self._step_start = 0
+
+    @property
+    def battle(self) -> Battle | None:
+        """The battle being played (None before the first reset)."""
+        return self.match.battle
 
     # Each agent gets the same space object every time (PettingZoo requires it).
     @functools.cache  # noqa: B019
@@ -141,12 +147,11 @@ class VtmParallelEnv(ParallelEnv):  # type: ignore[misc]
     ) -> tuple[dict[str, AgentObs], dict[str, dict[str, Any]]]:
         if seed is not None:
             self.np_random, _ = seeding.np_random(seed)
-        self.battle = self.scenario.battle(dice=RngDice(self.np_random), turn_limit=self.turn_limit)
+        b = self.match.start(self.np_random, {})
         self._steps = 0
-        self._step_start = 0
-        self._advance(self.battle)
-        self.agents = list(self.possible_agents) if self.battle.pending is not None else []
-        return self._observe(self.battle), self._infos(self.battle)
+        self._update_masks()
+        self.agents = list(self.possible_agents) if b.pending is not None else []
+        return self._observe(), self._infos(set())
 
     def step(
         self, actions: dict[str, Any]
@@ -157,116 +162,68 @@ class VtmParallelEnv(ParallelEnv):  # type: ignore[misc]
         dict[str, bool],
         dict[str, dict[str, Any]],
     ]:
-        b = self.battle
+        m = self.match
+        b = m.battle
         if b is None or b.pending is None or not self.agents:
             raise RuntimeError("the battle is over: call reset()")
         d = b.pending
         asked = self.possible_agents[d.actor]
-        rewards = dict.fromkeys(self.agents, 0.0)
         illegal: set[str] = set()
         for agent in self.agents:
             if agent != asked and agent in actions and int(actions[agent]) != self.noop:
-                self._illegal(agent, int(actions[agent]), "it is not being asked")
+                m.illegal(self._ids[agent], int(actions[agent]), agent, "it is not being asked")
                 illegal.add(agent)
         raw = actions.get(asked)
-        a = self.noop if raw is None else int(raw)
-        mask = self._masks[d.actor]
-        choice: Choice
-        if 0 <= a < self.noop and mask[a]:
-            choice = self.catalog.choices[a]
-        else:
-            self._illegal(asked, a, f"it is not legal at this {d.kind.value} decision")
+        choice, bad = m.resolve(self.noop if raw is None else int(raw), asked)
+        if bad:
             illegal.add(asked)
-            choice = passive_choice(d)
-        for agent in illegal:
-            rewards[agent] += self.illegal_penalty
-        self._step_start = len(b.log.events)
-        b.choose(choice)
-        self._advance(b)
+        over = m.play(choice) is None
+        self._update_masks()
         self._steps += 1
-        if self.shaping:
-            self._shape(b, rewards)
-        over = b.pending is None
-        if over and b.winner is not None:
-            for agent in self.agents:
-                rewards[agent] += 1.0 if self._sides[self._ids[agent]] == b.winner else -1.0
+        rewards = {a: m.reward(self._ids[a], a in illegal) for a in self.agents}
         truncate = not over and self.max_steps is not None and self._steps >= self.max_steps
         terminations = dict.fromkeys(self.agents, over)
         truncations = dict.fromkeys(self.agents, truncate)
-        observations = self._observe(b)
-        infos = self._infos(b)
-        for agent in illegal:
-            infos[agent]["illegal"] = True
+        observations = self._observe()
+        infos = self._infos(illegal)
         if over or truncate:
             self.agents = []
         return observations, rewards, terminations, truncations, infos
 
-    def render(self) -> str | None:
-        return render_ansi(self.render_mode, self.battle, self._step_start)
+    def render(self) -> str | np.ndarray | None:
+        return self.match.render()
 
     def close(self) -> None:
-        self.battle = None
+        self.match.battle = None
 
     def action_mask(self, agent: str) -> np.ndarray:
         """The legal actions of ``agent`` now (int8)."""
         return self._masks[self._ids[agent]].copy()
 
     # --- internals -------------------------------------------------------
-    def _illegal(self, agent: str, action: int, why: str) -> None:
-        if self.illegal_action == "raise":
-            label = (
-                self.catalog.describe(action)
-                if 0 <= action < self.noop
-                else ("noop" if action == self.noop else "?")
-            )
-            raise IllegalActionError(f"{agent}: action {action} ({label}): {why}")
-
-    def _advance(self, b: Battle) -> None:
-        d = b.pending
-        if self.skip_forced:
-            while d is not None and len(d.options) == 1:
-                d = b.choose(d.options[0])
+    def _update_masks(self) -> None:
+        b = self.match.battle
+        d = b.pending if b is not None else None
         masks = [self._noop_mask] * len(self.possible_agents)
         if d is not None:
             m = np.zeros(self.noop + 1, dtype=np.int8)
-            m[: self.noop] = self.catalog.mask(d)  # the catalog's (cached) mask; noop stays 0
+            m[: self.noop] = self.match.mask  # noop stays 0 for the asked agent
             masks[d.actor] = m
         self._masks = masks
 
-    def _observe(self, b: Battle) -> dict[str, AgentObs]:
-        enc = self.encoder
-        out: dict[str, AgentObs] = {}
-        for agent in self.agents:
-            i = self._ids[agent]
-            flat = enc.encode(b, i)
-            obs = flat if self.obs_mode == "flat" else enc.split(flat)
-            out[agent] = {"observation": obs, "action_mask": self._masks[i].copy()}
-        return out
+    def _observe(self) -> dict[str, AgentObs]:
+        m = self.match
+        return {
+            a: {"observation": m.observe(i), "action_mask": self._masks[i].copy()}
+            for a in self.agents
+            for i in (self._ids[a],)
+        }
 
-    def _infos(self, b: Battle) -> dict[str, dict[str, Any]]:
-        d = b.pending
-        out: dict[str, dict[str, Any]] = {}
-        for agent in self.agents:
-            i = self._ids[agent]
-            info: dict[str, Any] = {
-                "action_mask": self._masks[i],
-                "decision": d.kind.value if d is not None and d.actor == i else "",
-                "turn": b.turn,
-            }
-            if d is None:
-                info["winner"] = -1 if b.winner is None else b.winner
-                info["end_reason"] = b.end_reason
-            out[agent] = info
-        return out
-
-    def _shape(self, b: Battle, rewards: dict[str, float]) -> None:
-        taken = [0] * len(self.possible_agents)
-        levels_taken(b.log.events, self._step_start, taken)
-        for agent in self.agents:
-            i = self._ids[agent]
-            side = self._sides[i]
-            dealt = sum(t for t, s in zip(taken, self._sides, strict=True) if s != side)
-            rewards[agent] += self.shaping * (dealt - taken[i])
+    def _infos(self, illegal: set[str]) -> dict[str, dict[str, Any]]:
+        m = self.match
+        return {
+            a: m.info(i, self._masks[i], a in illegal) for a in self.agents for i in (self._ids[a],)
+        }
 
 
 def parallel_env(**kwargs: Any) -> VtmParallelEnv:
@@ -275,6 +232,8 @@ def parallel_env(**kwargs: Any) -> VtmParallelEnv:
 
 
 def aec_env(**kwargs: Any) -> AECEnv:
-    """The AEC form (PettingZoo's ``parallel_to_aec`` of :class:`VtmParallelEnv`)."""
-    env: AECEnv = parallel_to_aec(VtmParallelEnv(**kwargs))
+    """The AEC form: :class:`envs.aec.VtmAECEnv` (only the combatant asked acts)."""
+    from envs.aec import VtmAECEnv
+
+    env: AECEnv = VtmAECEnv(**kwargs)
     return env

@@ -2,13 +2,25 @@
 
 Layout version :data:`OBS_VERSION`. Three blocks, concatenated in this order
 in the flat ``Box`` (``obs_mode="flat"``), or as the keys of a ``Dict``
-(``obs_mode="dict"``):
+(``obs_mode="dict"``) in the same order, which is also the sorted key order
+Gymnasium's ``Dict`` space uses: ``FlattenObservation`` of a dict observation
+is the flat one, float for float, and :meth:`ObservationEncoder.feature_names`
+names both (``others.0.dx``: row 0's dx).
 
 ``decision`` (what is being asked)
     kind one-hot (one per ``DecisionKind``: blood, declare, act, defend; all
     zero once the battle is over), interrupt (a delayed character may act
     now), the incoming attack's maneuver one-hot (one per row of
     ``configs/maneuvers.yaml``, in file order; DEFEND only), turn / turn limit.
+
+``others`` (one row per other combatant, by id, skipping the observer)
+    present (0: out of the fight; the whole row is then zero), ally, enemy,
+    dx and dy / 50 yards (signed, clipped), distance band one-hot (<=1, <=2,
+    <=10, <=30, <=100, farther yards), health levels filled / track size,
+    cover level / 3, prone, full defense, weapon class one-hot, is the attacker
+    of the pending defense, place in the initiative order, has acted, stunned,
+    blinded, staked, grappling (clinch, hold, feeding), grappling the observer,
+    the observer's aim target.
 
 ``self`` (the observing combatant)
     active, vampire, health levels filled / track size, bashing, lethal,
@@ -23,14 +35,8 @@ in the flat ``Box`` (``obs_mode="flat"``), or as the keys of a ``Dict``
     one-hot (one per ``WeaponClass``), weapon jammed, rounds / magazine, a
     weapon in the off hand, aim dice / 10.
 
-``others`` (one row per other combatant, by id, skipping the observer)
-    present (0: out of the fight; the whole row is then zero), ally, enemy,
-    dx and dy / 50 yards (signed, clipped), distance band one-hot (<=1, <=2,
-    <=10, <=30, <=100, farther yards), health levels filled / track size,
-    cover level / 3, prone, full defense, weapon class one-hot, is the attacker
-    of the pending defense, place in the initiative order, has acted, stunned,
-    blinded, staked, grappling (clinch, hold, feeding), grappling the observer,
-    the observer's aim target.
+Version 2 put ``others`` before ``self`` (version 1 had ``self`` second), so
+that the flat order is the dict's.
 
 Every value lies in [0, 1] except the signed ones (initiative, dx, dy) in
 [-1, 1]; the spaces declare exactly those bounds.
@@ -56,7 +62,7 @@ from vtm_sim.tables import Tables, WeaponClass, load_tables
 
 __all__ = ["OBS_VERSION", "Block", "ObservationEncoder"]
 
-OBS_VERSION = 1
+OBS_VERSION = 2
 
 DECISION_KINDS = tuple(DecisionKind)
 WEAPON_CLASSES = tuple(WeaponClass)
@@ -241,14 +247,14 @@ class ObservationEncoder:
         self.max_penalty = max(1, max_penalty)
         self.size = decision.size + SELF.size + self.slots * OTHER.size
         self._d_end = decision.size
-        self._s_end = decision.size + SELF.size
-        low = np.concatenate([decision.low(), SELF.low(), np.tile(OTHER.low(), self.slots)])
+        self._o_end = decision.size + self.slots * OTHER.size
+        low = np.concatenate([decision.low(), np.tile(OTHER.low(), self.slots), SELF.low()])
         self.flat_space = spaces.Box(low, np.ones(self.size, np.float32), dtype=np.float32)
-        self.dict_space = spaces.Dict(
+        self.dict_space = spaces.Dict(  # keys in the flat order (sorted, as Dict keeps them)
             {
                 "decision": spaces.Box(decision.low(), 1.0, dtype=np.float32),
-                "self": spaces.Box(SELF.low(), 1.0, dtype=np.float32),
                 "others": spaces.Box(np.tile(OTHER.low(), (self.slots, 1)), 1.0, dtype=np.float32),
+                "self": spaces.Box(SELF.low(), 1.0, dtype=np.float32),
             }
         )
         self._zero_other = (0.0,) * OTHER.size
@@ -256,18 +262,19 @@ class ObservationEncoder:
         self._action_scale = self.max_actions + self.max_celerity
 
     def feature_names(self) -> list[str]:
-        """The flat layout, one name per float (``others.3.dx`` is row 3's dx)."""
+        """The layout, one name per float (``others.3.dx`` is row 3's dx): the flat
+        observation's order, and the dict's once flattened."""
         names = [f"decision.{f}" for f in self.decision.features]
-        names += [f"self.{f}" for f in SELF.features]
         names += [f"others.{i}.{f}" for i in range(self.slots) for f in OTHER.features]
+        names += [f"self.{f}" for f in SELF.features]
         return names
 
     def split(self, flat: np.ndarray) -> dict[str, np.ndarray]:
-        """The ``Dict`` view of a flat observation."""
+        """The ``Dict`` view of a flat observation (keys in the flat order)."""
         return {
             "decision": flat[: self._d_end],
-            "self": flat[self._d_end : self._s_end],
-            "others": flat[self._s_end :].reshape(self.slots, OTHER.size),
+            "others": flat[self._d_end : self._o_end].reshape(self.slots, OTHER.size),
+            "self": flat[self._o_end :],
         }
 
     def encode(self, battle: Battle, agent: int) -> np.ndarray:
@@ -277,7 +284,6 @@ class ObservationEncoder:
         me = battle.combatants[agent]
         order = {c.id: i for i, c in enumerate(battle.order)}
         v = self._decision(battle, decision, agent)
-        self._self(v, battle, me, order)
         attacker = (
             decision.attacker
             if decision is not None
@@ -289,6 +295,7 @@ class ObservationEncoder:
         for o in battle.combatants:
             if o.id != agent:
                 self._other(v, battle, me, o, order, attacker, aim_target)
+        self._self(v, battle, me, order)
         return np.fromiter(v, np.float32, self.size)
 
     def _decision(self, battle: Battle, d: Decision | None, agent: int) -> list[float]:

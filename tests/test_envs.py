@@ -3,8 +3,10 @@ seeding, illegal actions, shaping, rendering, vectorization."""
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
+from pathlib import Path
 from typing import Any
 
 import gymnasium as gym
@@ -79,15 +81,12 @@ def test_make_with_module_prefix() -> None:
 
 @pytest.mark.parametrize("eid", IDS)
 def test_check_env_every_id(eid: str) -> None:
-    # check_env steps with unmasked random actions: penalize turns them into passes.
-    env = gym.make(eid, render_mode="ansi", illegal_action="penalize")
+    env = gym.make(eid, render_mode="ansi")
     check_env(env.unwrapped)
 
 
 def test_check_env_dict_observations() -> None:
-    env = gym.make(
-        "vtm_sim/Duel-v0", obs_mode="dict", render_mode="ansi", illegal_action="penalize"
-    )
+    env = gym.make("vtm_sim/Duel-v0", obs_mode="dict", render_mode="ansi")
     assert isinstance(env.observation_space, gym.spaces.Dict)
     check_env(env.unwrapped)
     obs, _ = env.reset(seed=3)
@@ -97,13 +96,14 @@ def test_check_env_dict_observations() -> None:
 
 
 @pytest.mark.parametrize("mode", ["sync", "async"])
-def test_make_vec_steps(mode: str) -> None:
-    vec = gym.make_vec("vtm_sim/Duel-v0", num_envs=2, vectorization_mode=mode)
+@pytest.mark.parametrize("eid", IDS)
+def test_make_vec_steps_on_the_defaults(eid: str, mode: str) -> None:
+    vec = gym.make_vec(eid, num_envs=2, vectorization_mode=mode)
     try:
         rng = np.random.default_rng(0)
         obs, info = vec.reset(seed=0)
         assert obs.shape == (2, *vec.single_observation_space.shape)
-        for _ in range(60):
+        for _ in range(30):
             masks = info["action_mask"]
             actions = np.array([masked_random(m, rng) for m in masks])
             obs, _rew, _term, _trunc, info = vec.step(actions)
@@ -274,8 +274,9 @@ def test_illegal_action_penalized_as_pass() -> None:
     decide = env.battle.log.events[start]
     assert decide["e"] == EventKind.DECIDE and decide["who"] == env.agent_id
     assert decide["choice"] == Declaration().to_json()
+    assert info["illegal_actions"] == 1
     _, _, _, _, info = env.step(masked_random(info["action_mask"], np.random.default_rng(0)))
-    assert "illegal" not in info
+    assert info["illegal"] is False and info["illegal_actions"] == 1
 
 
 # --- rewards ------------------------------------------------------------------------------
@@ -370,5 +371,84 @@ def test_gymnasium_check_env_passes_on_the_defaults(env_id: str) -> None:
 def test_an_illegal_action_is_a_penalized_pass_by_default() -> None:
     env = gym.make("vtm_sim/Duel-v0")
     _, info = env.reset(seed=0)
-    _, reward, _, _, _ = env.step(first_illegal(info["action_mask"]))
-    assert reward == pytest.approx(-0.1)  # the penalty, the battle going on
+    assert info["illegal"] is False and info["illegal_actions"] == 0
+    _, reward, _, _, info = env.step(first_illegal(info["action_mask"]))
+    assert reward == pytest.approx(envs.DEFAULT_ILLEGAL_PENALTY) == -0.1  # the battle goes on
+    assert info["illegal"] is True and info["illegal_actions"] == 1
+    _, _, _, _, info = env.step(first_illegal(info["action_mask"]))
+    assert info["illegal_actions"] == 2
+    _, _, _, _, info = env.step(masked_random(info["action_mask"], np.random.default_rng(0)))
+    assert info["illegal"] is False and info["illegal_actions"] == 2
+    env.reset(seed=1)
+    assert env.unwrapped.match.illegal_counts == [0, 0]  # type: ignore[attr-defined]
+
+
+def test_one_shaping_default_for_every_env() -> None:
+    from envs.aec import VtmAECEnv
+    from envs.multi import VtmParallelEnv
+
+    assert envs.DEFAULT_SHAPING == 0.0  # the outcome alone: +1 win, -1 loss, 0 draw
+    assert gym.make("vtm_sim/Duel-v0").unwrapped.shaping == envs.DEFAULT_SHAPING  # type: ignore[attr-defined]
+    assert VtmParallelEnv().shaping == VtmAECEnv().match.shaping == envs.DEFAULT_SHAPING
+
+
+def test_action_masks_on_a_gym_make_env() -> None:
+    """The README's way through gym.make's wrappers, and Gymnasium's own."""
+    env = gym.make("vtm_sim/Duel-v0")
+    rng = np.random.default_rng(0)
+    _, info = env.reset(seed=0)
+    for _ in range(30):
+        mask = info["action_mask"]
+        np.testing.assert_array_equal(env.unwrapped.action_masks(), mask)  # type: ignore[attr-defined]
+        np.testing.assert_array_equal(env.get_wrapper_attr("action_masks")(), mask)
+        _, _, term, trunc, info = env.step(masked_random(mask, rng))
+        if term or trunc:
+            _, info = env.reset()
+
+
+def readme_examples(section: str) -> list[str]:
+    """The ```python blocks of one ``## section`` of the README."""
+    text = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    body = text.split(f"\n## {section}\n", 1)[1].split("\n## ", 1)[0]
+    return re.findall(r"```python\n(.*?)```", body, flags=re.S)
+
+
+def test_readme_environment_examples_run_as_written() -> None:
+    blocks = readme_examples("Environments")
+    assert len(blocks) >= 3
+    for code in blocks:
+        exec(compile(code, "README.md", "exec"), {})
+
+
+@pytest.mark.parametrize("eid", IDS)
+def test_flattened_dict_observation_is_the_flat_one(eid: str) -> None:
+    """One feature order: FlattenObservation(dict) == flat, step for step, named alike."""
+    flat_env = gym.make(eid)
+    dict_env = gym.wrappers.FlattenObservation(gym.make(eid, obs_mode="dict"))
+    assert dict_env.observation_space == flat_env.observation_space
+    names = flat_env.unwrapped.encoder.feature_names()  # type: ignore[attr-defined]
+    view = flat_env.unwrapped.encoder.split(np.arange(len(names)))  # type: ignore[attr-defined]
+    blocks = [name.split(".")[0] for name in names]
+    dict_space = gym.make(eid, obs_mode="dict").observation_space
+    assert list(view) == list(dict.fromkeys(blocks)) == list(dict_space.keys())  # type: ignore[attr-defined]
+    flat_steps = rollout(flat_env, seed=3, steps=120)
+    dict_steps = rollout(dict_env, seed=3, steps=120)
+    assert_same(flat_steps, dict_steps)
+
+
+@pytest.mark.parametrize("eid", IDS)
+def test_rgb_array_render_on_every_id(eid: str) -> None:
+    """What SB3's make_vec_env asks for first; check_env also checks the render."""
+    env = gym.make(eid, render_mode="rgb_array")
+    check_env(env.unwrapped)
+    _, info = env.reset(seed=0)
+    first = env.render()
+    assert isinstance(first, np.ndarray) and first.dtype == np.uint8 and first.shape[2] == 3
+    rng = np.random.default_rng(0)
+    frames = [first]
+    for _ in range(40):
+        _, _, term, trunc, info = env.step(masked_random(info["action_mask"], rng))
+        frames.append(env.render())
+        if term or trunc:
+            break
+    assert len({f.tobytes() for f in frames}) > 1  # the map follows the battle

@@ -1,4 +1,5 @@
-"""The PettingZoo env: API and seed tests, per-agent masks, illegal actions."""
+"""The PettingZoo envs (parallel and AEC): API and seed tests on the defaults, per-agent
+masks, only the asked combatant acting, illegal actions, one core with the Gymnasium env."""
 
 from __future__ import annotations
 
@@ -9,8 +10,10 @@ import pytest
 
 pytest.importorskip("pettingzoo")
 
-from pettingzoo.test import api_test, parallel_api_test, parallel_seed_test
+from pettingzoo.test import api_test, parallel_api_test, parallel_seed_test, seed_test
 
+import envs
+from envs.aec import VtmAECEnv
 from envs.multi import VtmParallelEnv, aec_env
 from vtm_sim.errors import IllegalActionError
 from vtm_sim.scenario import list_scenarios
@@ -25,13 +28,103 @@ def test_parallel_api_dict_observations_and_shaping() -> None:
     parallel_api_test(VtmParallelEnv(obs_mode="dict", shaping=0.1), num_cycles=1000)
 
 
-def test_parallel_seed() -> None:
-    # The seed test samples unmasked actions: penalize turns them into passes / no-ops.
-    parallel_seed_test(lambda: VtmParallelEnv(illegal_action="penalize"))
+SCENARIOS = list_scenarios()
 
 
-def test_aec_api() -> None:
-    api_test(aec_env(), num_cycles=200)
+@pytest.mark.parametrize("scenario", SCENARIOS)
+def test_parallel_seed_on_the_defaults(scenario: str) -> None:
+    # The seed test samples unmasked actions: the default penalize makes them passes / no-ops.
+    parallel_seed_test(lambda: VtmParallelEnv(scenario), num_cycles=200)
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS)
+def test_aec_api_on_the_defaults(scenario: str) -> None:
+    api_test(VtmAECEnv(scenario), num_cycles=300)
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS)
+def test_aec_seed_on_the_defaults(scenario: str) -> None:
+    seed_test(lambda: VtmAECEnv(scenario), num_cycles=200)
+
+
+def test_both_envs_are_in_the_package() -> None:
+    assert envs.VtmAECEnv is VtmAECEnv and envs.VtmParallelEnv is VtmParallelEnv
+    assert isinstance(aec_env(), VtmAECEnv)
+
+
+def play_aec(env: VtmAECEnv, seed: int) -> list[Any]:
+    """One episode of masked-random actions; checks that the agent to act is always the
+    combatant the rules ask, with a real choice (no noop-only turns)."""
+    rng = np.random.default_rng(seed)
+    env.reset(seed=seed)
+    trace: list[Any] = []
+    for agent in env.agent_iter():
+        obs, reward, term, trunc, info = env.last()
+        if term or trunc:
+            env.step(None)
+            trace.append((agent, None, reward))
+            continue
+        d = env.battle.pending if env.battle is not None else None
+        assert d is not None and env.possible_agents[d.actor] == agent
+        legal = np.flatnonzero(obs["action_mask"])
+        assert {env.catalog.choices[i] for i in legal} == set(d.options)
+        assert len(legal) >= 2  # forced single options are answered by the env
+        np.testing.assert_array_equal(info["action_mask"], obs["action_mask"])
+        assert info["decision"] == d.kind.value
+        for other in env.agents:
+            if other != agent:
+                assert not env.observe(other)["action_mask"].any()
+        action = int(legal[rng.integers(legal.size)])
+        env.step(action)
+        trace.append((agent, action, reward))
+    return trace
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS)
+def test_aec_only_the_asked_combatant_acts(scenario: str) -> None:
+    env = VtmAECEnv(scenario)
+    for seed in range(3):
+        trace = play_aec(env, seed)
+        acted = [step for step in trace if step[1] is not None]
+        assert acted and len(trace) == len(acted) + len(env.possible_agents)
+
+
+def test_aec_and_parallel_play_the_same_battle() -> None:
+    """One core: the same choices give the same battle log and the same total rewards."""
+    aec = VtmAECEnv("bar_brawl", shaping=0.1)
+    trace = play_aec(aec, 4)
+    assert aec.battle is not None
+    actions = iter([(agent, a) for agent, a, _ in trace if a is not None])
+    par = VtmParallelEnv("bar_brawl", shaping=0.1)
+    _, infos = par.reset(seed=4)
+    totals = dict.fromkeys(par.possible_agents, 0.0)
+    while par.agents:
+        agent, a = next(actions)
+        assert infos[agent]["decision"]
+        step = {x: (a if x == agent else par.noop) for x in par.agents}
+        _, rewards, _, _, infos = par.step(step)
+        for x, r in rewards.items():
+            totals[x] += r
+    assert par.battle is not None
+    assert par.battle.log.sha256() == aec.battle.log.sha256()
+    aec_totals = dict.fromkeys(aec.possible_agents, 0.0)
+    for agent, _, reward in trace:
+        aec_totals[agent] += reward
+    assert totals == pytest.approx(aec_totals)
+
+
+def test_aec_illegal_action_is_a_counted_penalized_pass_by_default() -> None:
+    env = VtmAECEnv()
+    env.reset(seed=0)
+    agent = env.agent_selection
+    mask = env.observe(agent)["action_mask"]
+    env.step(int(np.flatnonzero(mask == 0)[0]))
+    assert env.infos[agent]["illegal"] is True and env.infos[agent]["illegal_actions"] == 1
+    assert env.rewards[agent] == pytest.approx(envs.DEFAULT_ILLEGAL_PENALTY)
+    with pytest.raises(IllegalActionError, match="not legal"):
+        raising = VtmAECEnv(illegal_action="raise")
+        raising.reset(seed=0)
+        raising.step(int(np.flatnonzero(mask == 0)[0]))
 
 
 def play(env: VtmParallelEnv, seed: int) -> list[Any]:
@@ -93,7 +186,7 @@ def test_illegal_actions() -> None:
     obs, infos = env.reset(seed=0)
     _, rewards, _, _, infos = env.step({asked: legal, other: 0})
     assert rewards[other] == pytest.approx(-0.5) and infos[other]["illegal"]
-    assert "illegal" not in infos[asked]
+    assert infos[asked]["illegal"] is False and infos[other]["illegal_actions"] == 1
 
 
 def test_render_ansi() -> None:

@@ -13,7 +13,7 @@ stable_baselines3 = pytest.importorskip("stable_baselines3")
 import gymnasium as gym  # noqa: E402
 from stable_baselines3.common.env_checker import check_env as sb3_check_env  # noqa: E402
 
-import envs  # noqa: E402, F401
+import envs  # noqa: E402
 from agents.learned import LearnedAgent, save_model  # noqa: E402
 
 ENV_ID = "vtm_sim/Duel-v0"
@@ -79,4 +79,5 @@ def test_train_command_saves_a_model_with_metadata(tmp_path: Path) -> None:
     assert out.exit_code == 0, out.output
     info = json.loads((tmp_path / "m.json").read_text())
     assert info["algo"] == "MaskablePPO" and info["seed"] == 3 and info["scenario"] == "duel"
+    assert info["env_kwargs"]["shaping"] == envs.DEFAULT_SHAPING  # one default: the env's
     assert (tmp_path / "m.zip").exists() and (tmp_path / "m.command.txt").exists()

@@ -32,19 +32,20 @@ TRAINING_HINT = (
               metavar="N", help="Environment steps to train for.")
 @click.option("--opponents", type=click.Choice(["nearest", "tactician", "random"]),
               default="nearest", show_default=True, help="Who plays the other combatants.")
-@click.option("--shaping", type=float, default=0.05, show_default=True,
-              help="Reward per health level dealt minus taken (0 for win/loss only).")
+@click.option("--shaping", type=float, default=None, metavar="W",
+              help="Reward per health level dealt minus taken (0 for win/loss only); "
+              "default: the env's own default, envs.DEFAULT_SHAPING.")
 @click.option("--seed", type=int, default=0, show_default=True, metavar="N")
 @click.option("--out", "out_path", default=None, metavar="PATH",
               help="Where to save the model (.zip and .json beside it); default "
               "runs/<env>-<algo>-seed<N>.")
-def train_cmd(env_id: str, algo: str, steps: int, opponents: str, shaping: float, seed: int,
-              out_path: str | None) -> None:
+def train_cmd(env_id: str, algo: str, steps: int, opponents: str, shaping: float | None,
+              seed: int, out_path: str | None) -> None:
     """Train an agent with stable-baselines3 and save it with its metadata."""
     try:
         import gymnasium as gym
 
-        import envs  # noqa: F401  (registers the ids)
+        import envs  # registers the ids; DEFAULT_SHAPING
         from agents.learned import save_model
 
         algo_cls: Any
@@ -58,6 +59,8 @@ def train_cmd(env_id: str, algo: str, steps: int, opponents: str, shaping: float
             algo_cls = PPO
     except ImportError:
         _fail(TRAINING_HINT)
+    if shaping is None:
+        shaping = envs.DEFAULT_SHAPING
     kwargs: dict[str, Any] = {"opponents": opponents, "shaping": shaping}
     if algo == "PPO":
         kwargs["illegal_action"] = "penalize"

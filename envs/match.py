@@ -1,0 +1,267 @@
+"""A match: a scenario's battle as the environments run it, one core for all of them.
+
+The Gymnasium env (:mod:`envs.env`, one learner, the others answered by
+opponent policies), the PettingZoo parallel env (:mod:`envs.multi`) and the
+PettingZoo AEC env (:mod:`envs.aec`, every combatant a learner) differ only in
+how they hand decisions to agents. Everything else lives here, once: the
+argument checks, the action catalog and observation encoder, starting a battle,
+answering forced and opponent decisions until a learner must decide,
+illegal-action handling, rewards and shaping, ``info`` and rendering.
+
+Defaults, the same in every env and in ``vtm-sim train``:
+
+- :data:`DEFAULT_SHAPING` (0.0): the reward is the outcome alone (+1 win,
+  -1 loss, 0 draw). With ``shaping`` > 0 each step also pays ``shaping`` x
+  (health levels the learner's enemies took - levels it took) since the last step.
+- :data:`DEFAULT_ILLEGAL_ACTION` (``"penalize"``): an action outside the mask is
+  accepted as the passive answer to the decision (pass, no defense, the
+  default declaration, no blood) at a reward of :data:`DEFAULT_ILLEGAL_PENALTY`
+  (-0.1); ``info["illegal"]`` says the step's action was illegal and
+  ``info["illegal_actions"]`` counts them over the episode. ``"raise"`` raises
+  :class:`~vtm_sim.errors.IllegalActionError` instead (for debugging).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any, Literal
+
+import numpy as np
+
+from envs.actions import ActionCatalog, passive_choice
+from envs.observation import ObservationEncoder
+from vtm_sim.battle import Battle
+from vtm_sim.choices import Choice, Decision, DecisionKind
+from vtm_sim.dice import RngDice
+from vtm_sim.errors import IllegalActionError
+from vtm_sim.events import DamageEvent, Event
+from vtm_sim.scenario import Scenario, load_scenario
+from vtm_sim.tables import load_tables
+
+__all__ = [
+    "DEFAULT_ILLEGAL_ACTION",
+    "DEFAULT_ILLEGAL_PENALTY",
+    "DEFAULT_SHAPING",
+    "RENDER_MODES",
+    "Match",
+    "levels_taken",
+    "load",
+    "narrate_since",
+]
+
+ObsType = np.ndarray | dict[str, np.ndarray]
+IllegalAction = Literal["raise", "penalize"]
+ObsMode = Literal["flat", "dict"]
+PolicyFn = Callable[[Battle, Decision], Choice]  # an opponent (envs.opponents)
+
+DEFAULT_SHAPING = 0.0
+DEFAULT_ILLEGAL_ACTION: IllegalAction = "penalize"
+DEFAULT_ILLEGAL_PENALTY = -0.1
+RENDER_MODES = ("ansi", "rgb_array")
+KIND_NAMES = {k: k.value for k in DecisionKind}  # info["decision"] (Enum.value is slow)
+
+
+def load(scenario: str | Scenario) -> Scenario:
+    return scenario if isinstance(scenario, Scenario) else load_scenario(scenario)
+
+
+def levels_taken(events: list[Event], start: int, into: list[int]) -> None:
+    """Add the health levels of every DAMAGE event of ``events[start:]`` to ``into[who]``."""
+    for i in range(start, len(events)):
+        ev = events[i]
+        if isinstance(ev, DamageEvent):
+            into[ev.who] += ev.levels
+
+
+class Match:
+    """The shared core of the environments (see the module docstring).
+
+    Args:
+        scenario: a scenario name, YAML path or loaded ``Scenario``.
+        learners: the combatant ids agents play; every other combatant is
+            answered by the policies given to :meth:`start`.
+        obs_mode, illegal_action, illegal_penalty, shaping, skip_forced,
+        turn_limit, render_mode: the envs' arguments of the same names.
+    """
+
+    def __init__(
+        self,
+        scenario: str | Scenario,
+        learners: list[int] | None = None,
+        *,
+        obs_mode: ObsMode = "flat",
+        illegal_action: IllegalAction = DEFAULT_ILLEGAL_ACTION,
+        illegal_penalty: float = DEFAULT_ILLEGAL_PENALTY,
+        shaping: float = DEFAULT_SHAPING,
+        skip_forced: bool = True,
+        turn_limit: int | None = None,
+        render_mode: str | None = None,
+    ) -> None:
+        if obs_mode not in ("flat", "dict"):
+            raise ValueError(f"obs_mode {obs_mode!r}: expected 'flat' or 'dict'")
+        if illegal_action not in ("raise", "penalize"):
+            raise ValueError(f"illegal_action {illegal_action!r}: expected 'raise' or 'penalize'")
+        if render_mode is not None and render_mode not in RENDER_MODES:
+            raise ValueError(
+                f"render_mode {render_mode!r}: expected None, "
+                + " or ".join(repr(m) for m in RENDER_MODES)
+            )
+        self.scenario = load(scenario)
+        fighters = self.scenario.fighters
+        n = len(fighters)
+        tables = load_tables()
+        self.catalog = ActionCatalog.for_scenario(self.scenario, tables)
+        self.encoder = ObservationEncoder.for_scenario(self.scenario, tables)
+        self.obs_mode = obs_mode
+        self.illegal_action = illegal_action
+        self.illegal_penalty = float(illegal_penalty)
+        self.shaping = float(shaping)
+        self.skip_forced = skip_forced
+        self.turn_limit = turn_limit
+        self.render_mode = render_mode
+        self.sides = [f.side for f in fighters]
+        ids = list(range(n)) if learners is None else learners
+        self._learner = [i in ids for i in range(n)]
+        self._policies: Mapping[int, PolicyFn] = {}
+        self._taken = [0] * n
+        self.illegal_counts = [0] * n
+        self.mask = np.zeros(self.catalog.size, dtype=np.int8)  # the asked learner's
+        self.step_start = 0  # events before the last step: what shaping and render read
+        self.battle: Battle | None = None
+
+    # --- a battle -----------------------------------------------------------------
+    def start(self, rng: np.random.Generator, policies: Mapping[int, PolicyFn]) -> Battle:
+        """A fresh battle with dice from ``rng``, run to the first learner's decision."""
+        self._policies = policies
+        b = self.scenario.battle(dice=RngDice(rng), turn_limit=self.turn_limit)
+        self.battle = b
+        self.step_start = 0
+        for i in range(len(self.illegal_counts)):
+            self.illegal_counts[i] = 0
+        self._advance(b)
+        return b
+
+    def resolve(self, action: int, who: str) -> tuple[Choice, bool]:
+        """The choice an action index makes at the pending decision, and whether it was
+        illegal (then the passive option, or :class:`IllegalActionError` under "raise")."""
+        b = self.battle
+        d = b.pending if b is not None else None
+        if d is None:
+            raise RuntimeError("the battle is over: call reset()")
+        a = int(action)
+        if 0 <= a < self.catalog.size and self.mask[a]:
+            return self.catalog.choices[a], False
+        legal = ", ".join(str(i) for i in np.flatnonzero(self.mask))
+        self.illegal(d.actor, a, who, f"it is not legal at this {d.kind.value} decision "
+                     f"(legal: {legal})")
+        return passive_choice(d), True
+
+    def illegal(self, actor: int, action: int, who: str, why: str) -> None:
+        """Count an illegal action of ``actor`` (raise under ``illegal_action="raise"``)."""
+        if self.illegal_action == "raise":
+            n = self.catalog.size
+            label = self.catalog.describe(action) if 0 <= action < n else "?"
+            raise IllegalActionError(f"{who}: action {action} ({label}): {why}")
+        self.illegal_counts[actor] += 1
+
+    def play(self, choice: Choice) -> Decision | None:
+        """Answer the pending decision, then run to the next learner's decision."""
+        b = self.battle
+        if b is None:
+            raise RuntimeError("call reset() before step()")
+        self.step_start = len(b.log.events)
+        b.choose(choice)
+        self._advance(b)
+        if self.shaping:
+            taken = self._taken
+            for i in range(len(taken)):
+                taken[i] = 0
+            levels_taken(b.log.events, self.step_start, taken)
+        return b.pending
+
+    def _advance(self, b: Battle) -> None:
+        """Answer forced and non-learner decisions until a learner must decide."""
+        learner = self._learner
+        skip = self.skip_forced
+        pols = self._policies
+        d = b.pending
+        while d is not None:
+            if learner[d.actor]:
+                if not (skip and len(d.options) == 1):
+                    break
+                d = b.choose(d.options[0])
+            elif len(d.options) == 1:
+                d = b.choose(d.options[0])
+            else:
+                d = b.choose(pols[d.actor](b, d))
+        self.mask = self.catalog.mask(d)
+
+    # --- what agents get ----------------------------------------------------------------
+    def reward(self, i: int, illegal: bool) -> float:
+        """Combatant ``i``'s reward for the last step: penalty, shaping, outcome."""
+        b = self.battle
+        reward = 0.0
+        if illegal:
+            reward += self.illegal_penalty
+        if self.shaping:
+            taken = self._taken
+            side = self.sides[i]
+            dealt = 0
+            for j, s in enumerate(self.sides):
+                if s != side:
+                    dealt += taken[j]
+            reward += self.shaping * (dealt - taken[i])
+        if b is not None and b.pending is None and b.winner is not None:
+            reward += 1.0 if b.winner == self.sides[i] else -1.0
+        return reward
+
+    def observe(self, i: int) -> ObsType:
+        """Combatant ``i``'s observation (flat, or split into the dict blocks)."""
+        b = self.battle
+        if b is None:
+            raise RuntimeError("call reset() first")
+        flat = self.encoder.encode(b, i)
+        return flat if self.obs_mode == "flat" else self.encoder.split(flat)
+
+    def info(self, i: int, mask: np.ndarray, illegal: bool) -> dict[str, Any]:
+        """Combatant ``i``'s ``info``: mask, decision asked of it, turn, illegal actions,
+        and at the end ``winner`` (side, -1 for none) and ``end_reason``."""
+        b = self.battle
+        if b is None:
+            raise RuntimeError("call reset() first")
+        d = b.pending
+        info: dict[str, Any] = {
+            "action_mask": mask,
+            "decision": KIND_NAMES[d.kind] if d is not None and d.actor == i else "",
+            "turn": b.turn,
+            "illegal": illegal,
+            "illegal_actions": self.illegal_counts[i],
+        }
+        if d is None:  # -1: no winner (types stay fixed for vector envs)
+            info["winner"] = -1 if b.winner is None else b.winner
+            info["end_reason"] = b.end_reason
+        return info
+
+    def render(self) -> str | np.ndarray | None:
+        """``"ansi"``: the narration of the events since the last step; ``"rgb_array"``:
+        the battle map (:mod:`envs.battlemap`)."""
+        if self.render_mode is None:
+            import gymnasium as gym
+
+            gym.logger.warn("render() called without a render_mode; pass render_mode='ansi'")
+            return None
+        if self.render_mode == "rgb_array":
+            from envs.battlemap import picture
+
+            return picture(self.battle)
+        if self.battle is None:
+            return ""
+        return "\n".join(narrate_since(self.battle.log.events, self.step_start))
+
+
+def narrate_since(events: list[Event], start: int) -> list[str]:
+    """Narration lines of ``events[start:]`` (the prefix gives names and context)."""
+    from vtm_sim.narration import narrate  # rendering only: keep it off the step path
+
+    before = len(narrate(events[:start])) if start > 0 else 0
+    return narrate(events)[before:]
