@@ -10,9 +10,9 @@ its own total; when that total passes the quarry's the pursuer has caught up
 (placed beside it) and the chase is over: the fight goes on. A quarry's botch
 is a dead end (003): the pursuer ahead of the others catches it.
 
-Mortals tire, vampires do not (003): a mortal's (or ghoul's) chase roll loses
-one die for each chase roll it has made beyond the profile's
-``chase_fatigue_turns``. At the end of each turn a quarry escapes, out of the
+Mortals tire, vampires do not (003): a mortal (or ghoul) runs the profile's
+``chase_fatigue_turns`` turns at full pace, then each chase roll loses one
+die more than the last. At the end of each turn a quarry escapes, out of the
 fight with its own result (``escaped``, not down), when nobody pursued it in a
 whole turn after the one it fled in, or when it leads every pursuer that ran
 this turn by the profile's ``chase_escape_margin`` successes (in place of the
@@ -70,10 +70,12 @@ def can_pursue(b: Battle, c: Combatant, q: Combatant) -> bool:
 
 
 def tired(b: Battle, c: Combatant, rolls: int) -> int:
-    """003: mortals tire, vampires do not: dice lost after the profile's turns."""
+    """003: mortals tire, vampires do not: the dice a chase roll loses after ``rolls``
+    rolls made (a mortal runs ``chase_fatigue_turns`` turns at full pace, then each
+    roll loses one die more)."""
     if c.vampire:
         return 0
-    return max(0, rolls - b.rules.chase_fatigue_turns)
+    return max(0, rolls + 1 - b.rules.chase_fatigue_turns)
 
 
 def chase_pool(c: Combatant, lost: int) -> int:
