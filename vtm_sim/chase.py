@@ -29,7 +29,7 @@ from vtm_sim.choices import Action, ActionKind
 from vtm_sim.combatant import Combatant
 from vtm_sim.effects import end_grapples, roll_logged
 from vtm_sim.events import CaughtEvent, ChaseEvent, EscapeEvent, FleeEvent
-from vtm_sim.movement import PURSUIT_YARDS_PER_SUCCESS
+from vtm_sim.movement import Pursuit
 from vtm_sim.relations import Chase, Pursuer
 from vtm_sim.state import (
     ADJACENT_YARDS,
@@ -95,7 +95,7 @@ def flee(b: Battle, c: Combatant) -> None:
     ch = c.chase
     if ch is None:
         lead = 0.0 if foe is None else round(c.distance(foe), 3)
-        start = int(lead // PURSUIT_YARDS_PER_SUCCESS)
+        start = Pursuit.start(lead).quarry  # MOVE-4: one success per 2 yards on foot
         ch = Chase(start, lead, b.turn)
         b.log.emit(FleeEvent(c.id, lead, start))
     if foe is not None:
