@@ -339,3 +339,22 @@ def test_move4_scripted_policies_do_not_flee(name: str) -> None:
         for pol in (NearestEnemyPolicy(), TacticianPolicy()):
             b = play(sc.battle(seed=seed), [pol] * len(sc.fighters))
             assert not of(b, FleeEvent)
+
+
+def test_move4_flee_is_offered_exactly_when_the_rules_allow_it() -> None:
+    from vtm_sim.chase import can_flee
+    from vtm_sim.policy import RandomPolicy
+
+    flee = Action(ActionKind.FLEE)
+    for name in ("gunfight", "bar_brawl", "grapple_and_bite"):
+        sc = load_scenario(name)
+        b = sc.battle(seed=5)
+        pol = RandomPolicy(np.random.default_rng(5))
+        while b.pending is not None:
+            d = b.pending
+            c = b.combatants[d.actor]
+            if d.kind is DecisionKind.ACT and c.fed_on_by < 0 and c.held_by < 0 and (
+                c.clinch_with < 0 and c.feeding_on < 0 and c.holding < 0
+            ) and b.stack[-1].routine.value == "act":
+                assert (flee in d.options) == can_flee(b, c), (name, c.name, b.turn)
+            b.choose(pol.choose(b, d))

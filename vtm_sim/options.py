@@ -199,18 +199,19 @@ def free_options(b: Battle, c: Combatant, opts: list[Choice], passive: Action, *
     attack_options(b, c, opts)
     left = running_room(b, c) - c.moved
     if not c.prone and left > 0:
+        foes = enemies(b, c)
         fleeing = False
-        for t in enemies(b, c):
+        for t in foes:
             if c.distance(t) > ADJACENT_YARDS + REACH_SLACK:
                 opts.append(action(ActionKind.MOVE, t.id))
             opts.append(action(ActionKind.MOVE, t.id, away=True))
             if t.chase is not None:
                 fleeing = True
         if fleeing:  # MOVE-4: run after a fleeing enemy
-            opts.extend(action(ActionKind.PURSUE, t.id) for t in enemies(b, c)
-                        if can_pursue(b, c, t))
-        if can_flee(b, c):
-            opts.append(action(ActionKind.FLEE))  # MOVE-4
+            opts.extend(action(ActionKind.PURSUE, t.id) for t in foes if can_pursue(b, c, t))
+        if c.grip is None and not c.staked and any(not t.staked for t in foes):
+            opts.append(action(ActionKind.FLEE))  # MOVE-4 (as chase.can_flee: on its feet,
+            # free, running left, an able enemy; c.chase is None here)
         zone = b.field.nearest_cover(c.x, c.y, left)
         if zone is not None and b.field.cover_at(c.x, c.y) is None:
             opts.append(action(ActionKind.TAKE_COVER))
