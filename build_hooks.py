@@ -45,6 +45,7 @@ COMPILED_MODULES = [
     "vtm_sim/events/attack.py",
     "vtm_sim/events/damage.py",
     "vtm_sim/events/action.py",
+    "vtm_sim/events/chase.py",
     "vtm_sim/events/log.py",
     "vtm_sim/flow.py",
     "vtm_sim/attack.py",

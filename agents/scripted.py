@@ -170,6 +170,8 @@ class BrawlerAgent:
             return (order[a.kind], 0, 0)
         if a.kind is ActionKind.MOVE and not a.away and a.target in ranks:
             return (4, dist, 0)
+        if a.kind is ActionKind.PURSUE and a.target in ranks:
+            return (5, dist, 0)  # MOVE-4: nothing better to do: run after a fleeing enemy
         if a.kind is ActionKind.PASS:
             return (6, 0, 0)
         return (7, 0, 0)

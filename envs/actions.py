@@ -18,9 +18,10 @@ Layout, in order (blocks by decision kind):
 3. ACT: ATTACK maneuver x target id x called shot (none + every
    ``CalledShot``) x off hand; MOVE toward / away per target; DRAW per weapon
    slot (-1 unarmed, 0..``max_weapons``-1); RELOAD and CLEAR (no weapon, or per
-   slot); kinds with a target (AIM, CRUSH, BREAK_FREE, RELEASE, FEED, and any
-   kind the engine adds later): no target, then per target; the remaining
-   kinds (GET_UP, TAKE_COVER, DROP_PRONE, DELAY, WAIT, PASS) once.
+   slot); kinds with a target (AIM, CRUSH, BREAK_FREE, RELEASE, FEED, PURSUE
+   (MOVE-4), and any kind the engine adds later): no target, then per target;
+   the remaining kinds (GET_UP, TAKE_COVER, DROP_PRONE, DELAY, WAIT, PASS,
+   FLEE (MOVE-4)) once.
 4. DEFEND: every ``DefenseKind`` x abort (none + every ``AbortMethod``).
 """
 
@@ -64,6 +65,7 @@ UNTARGETED = frozenset(
         ActionKind.DELAY,
         ActionKind.WAIT,
         ActionKind.PASS,
+        ActionKind.FLEE,  # MOVE-4: away from the nearest enemy
     }
 )
 WEAPON_SLOTTED = frozenset({ActionKind.RELOAD, ActionKind.CLEAR})

@@ -33,7 +33,11 @@ names both (``others.0.dx``: row 0's dx).
     stunned (now or next turn), off balance, blinded, staked, in a clinch,
     held, holding someone, feeding, fed upon, claws out, weapon class in hand
     one-hot (one per ``WeaponClass``), weapon jammed, rounds / magazine, a
-    weapon in the off hand, aim dice / 10.
+    weapon in the off hand, aim dice / 10; then (version 3, MOVE-3/MOVE-4)
+    fleeing (the quarry of a chase), pursuing, the chase lead in successes / 10
+    (signed: the quarry's lead over its best pursuer, a pursuer's shortfall
+    negative; 0 out of a chase), and the nearest obstacle (gap or low) within
+    30 yards: 1 - distance / 30 (0: none).
 
 Version 2 put ``others`` before ``self`` (version 1 had ``self`` second), so
 that the flat order is the dict's.
@@ -53,8 +57,10 @@ import numpy as np
 from gymnasium import spaces
 
 from vtm_sim.battle import Battle
+from vtm_sim.chase import chasing, lead_of
 from vtm_sim.choices import Decision, DecisionKind
 from vtm_sim.combatant import Combatant
+from vtm_sim.obstacles import nearest_obstacle
 from vtm_sim.rules import RuleSet
 from vtm_sim.scenario import Scenario
 from vtm_sim.space import CoverLevel
@@ -62,7 +68,9 @@ from vtm_sim.tables import Tables, WeaponClass, load_tables
 
 __all__ = ["OBS_VERSION", "Block", "ObservationEncoder"]
 
-OBS_VERSION = 2
+# 2: ``others`` before ``self`` (the dict's key order); 3: chase and obstacle
+# features at the end of the self block
+OBS_VERSION = 3
 
 DECISION_KINDS = tuple(DecisionKind)
 WEAPON_CLASSES = tuple(WeaponClass)
@@ -154,8 +162,9 @@ SELF = Block(
         "claws_out",
     )
     + _onehot("weapon", WEAPON_CLASSES)
-    + ("jammed", "ammo", "offhand", "aim"),
-    frozenset({"initiative"}),
+    + ("jammed", "ammo", "offhand", "aim")
+    + ("fleeing", "pursuing", "chase_lead", "obstacle_near"),  # MOVE-3/4 (version 3)
+    frozenset({"initiative", "chase_lead"}),
 )
 OTHER = Block(
     "others",
@@ -196,6 +205,27 @@ def _aim(c: Combatant, turn: int) -> tuple[int, float]:
     if not c.aim_dice or c.aim_target < 0 or c.aim_turn < turn - 1:
         return -1, 0.0
     return c.aim_target, _clip(c.aim_dice / AIM_SCALE)
+
+
+NO_CHASE = (0.0, 0.0, 0.0)
+CHASE_SCALE = 10.0  # successes
+OBSTACLE_RANGE = 30.0  # yards
+
+
+def _chase(battle: Battle, c: Combatant) -> tuple[float, float, float, float]:
+    """MOVE-4: fleeing, pursuing, the lead / 10; MOVE-3: the nearest obstacle's nearness."""
+    near = 0.0
+    if battle.field.obstacles:
+        got = nearest_obstacle(battle, c)
+        if got is not None and got[0] < OBSTACLE_RANGE:
+            near = 1.0 - got[0] / OBSTACLE_RANGE
+    chase = NO_CHASE
+    lead = lead_of(battle, c) if chasing(battle) else None
+    if lead is not None:
+        fleeing = c.chase is not None
+        chase = (1.0 if fleeing else 0.0, 0.0 if fleeing else 1.0,
+                 _clip(lead / CHASE_SCALE, -1.0))
+    return (*chase, near)
 
 
 def _clip(v: float, lo: float = 0.0, hi: float = 1.0) -> float:
@@ -371,6 +401,7 @@ class ObservationEncoder:
             ammo,
             1.0 if c.offhand >= 0 else 0.0,
             _aim(c, turn)[1],
+            *_chase(battle, c),
         )
 
     def _other(

@@ -18,11 +18,16 @@ from vtm_sim.events import (
     ActionEvent,
     AttackEvent,
     BattleEvent,
+    CaughtEvent,
+    ChaseEvent,
     DecideEvent,
+    EscapeEvent,
     Event,
     EventKind,
     EventLog,
+    FleeEvent,
     InitiativeEvent,
+    JumpEvent,
     MoveEvent,
     RollEvent,
     dumps,
@@ -56,6 +61,12 @@ def _sample_events() -> list[Event]:
     out.extend(Battle.from_state(b.to_state(log=False)).log)
     thug, elder = load_stat_block(CHARS / "thug.yaml"), load_stat_block(CHARS / "elder.yaml")
     out.extend(resolve_exchange(thug, elder, dice=ScriptedDice([8] * 40)).events)
+    # MOVE-3/MOVE-4 (random play flees and escapes; jumps and catches need a field and luck)
+    out += [FleeEvent(0, 4.5, 2), ChaseEvent(0, 0, 3, 5, -1), ChaseEvent(1, 0, 2, 2, 5, 1),
+            CaughtEvent(1, 0), CaughtEvent(1, 0, dead_end=True), EscapeEvent(0, "outran"),
+            JumpEvent(0, "gap", 8.0, 12.0, True, True),
+            JumpEvent(0, "gap", 8.0, 4.0, False, False, prone=True),
+            JumpEvent(0, "crates", 3.0, 0.0, False, True, detour=2.0)]
     return out
 
 

@@ -30,6 +30,7 @@ import numpy as np
 
 from vtm_sim.attack import AttackPlan, maneuver_weapon
 from vtm_sim.battle import Battle
+from vtm_sim.chase import chase_pool, lead_of, tired
 from vtm_sim.choices import (
     AbortMethod,
     Action,
@@ -47,6 +48,7 @@ from vtm_sim.combatant import Combatant
 from vtm_sim.errors import ConfigError
 from vtm_sim.flow import Routine
 from vtm_sim.forecast import expected, plan_hit_chance, plan_odds
+from vtm_sim.movement import PURSUIT_YARDS_PER_SUCCESS
 from vtm_sim.odds import roll_odds
 from vtm_sim.planner import OptionValue, rollout
 from vtm_sim.simulate import Policy
@@ -368,7 +370,45 @@ def describe(battle: Battle, actor: int, choice: Choice) -> str:
             f"Draw the {me.stats.weapons[w].name.replace('_', ' ')}")
     if k is ActionKind.CRUSH:
         return f"Crush {name(choice.target)} in the clinch"
+    if k is ActionKind.FLEE:
+        return "Keep running" if me.chase is not None else "Flee"
+    if k is ActionKind.PURSUE:
+        return f"Run after {name(choice.target)}"
     return str(k.value)
+
+
+def chase_words(battle: Battle, me: Combatant, choice: Action) -> str:
+    """MOVE-4: what a flight or a pursuit is up against, in a few words."""
+    cs = battle.combatants
+    if choice.kind is ActionKind.PURSUE and choice.target is not None:
+        q = cs[choice.target]
+        ch = q.chase
+        mine = None if ch is None else ch.pursuer(me.id)
+        behind = (0 if ch is None else ch.total) - (0 if mine is None else mine.total)
+        return (f"{plural_successes(behind)} behind {q.name}, "
+                f"{chase_pool(me, tired(battle, me, 0 if mine is None else mine.rolls))} dice "
+                f"to {q.name}'s {chase_pool(q, tired(battle, q, 0 if ch is None else ch.rolls))}")
+    foes = [o for o in battle.enemies(me) if battle.able(o)]
+    if not foes:
+        return "nobody to run from"
+    near = min(foes, key=lambda o: (me.distance(o), o.id))
+    ch = me.chase
+    if ch is not None:
+        lead = lead_of(battle, me) or 0
+        head = f"{plural_successes(lead)} ahead"
+    else:
+        yards = me.distance(near)
+        head = (f"a {yards:.0f}-yard lead on {near.name} "
+                f"({plural_successes(int(yards // PURSUIT_YARDS_PER_SUCCESS))})")
+    pool = chase_pool(me, tired(battle, me, 0 if ch is None else ch.rolls))
+    best = max(chase_pool(o, 0) for o in foes)
+    tire = "" if me.vampire else f"; a mortal tires after {battle.rules.chase_fatigue_turns} turns"
+    return (f"{head}, {pool} dice a turn to the fastest pursuer's {best}{tire}; "
+            "getting away ends the fight for this NPC (it escapes, it does not win)")
+
+
+def plural_successes(n: int) -> str:
+    return f"{n} success{'es' if n != 1 else ''}"
 
 
 def _weapon_word(battle: Battle, me: Combatant, a: Action) -> str:
@@ -399,6 +439,9 @@ def reason(battle: Battle, me: Combatant, row: OptionAdvice, best: OptionAdvice,
         cover = battle.cover_of(me, t)
         if cover.value > 0 and not ex.plan.close:
             parts.append(f"and staying in cover makes {t.name}'s shots {cover.value} harder")
+    c = row.choice
+    if isinstance(c, Action) and c.kind in (ActionKind.FLEE, ActionKind.PURSUE):
+        parts.append(chase_words(battle, me, c))  # MOVE-4
     lo, hi = v.ci95
     tail = f"wins {v.p_win:.0%} of simulated fights ({lo:.0%}-{hi:.0%})"
     if not is_best:
@@ -427,5 +470,9 @@ def situation_lines(battle: Battle, npc: int) -> list[str]:
         bits.append(f"{c.willpower} Willpower")
         if not c.active:
             bits.append(c.health.status.value)
+        if c.chase is not None:
+            bits.append("fleeing")  # MOVE-4
+        if c.escaped:
+            bits.append("escaped")
         out.append(", ".join(bits))
     return out

@@ -32,6 +32,8 @@ from vtm_sim.attack import (
     hand_weapon,
 )
 from vtm_sim.blood import blood_options, spend_blood
+from vtm_sim.chase import chasing, flee, pursue
+from vtm_sim.chase import end_turn as end_chase_turn
 from vtm_sim.choices import (
     Action,
     ActionKind,
@@ -74,8 +76,17 @@ from vtm_sim.flow import (
 )
 from vtm_sim.options import action_options, declarations, declare_options
 from vtm_sim.relations import Aim
-from vtm_sim.rules import RuleSet, load_rules
-from vtm_sim.space import OPEN_FIELD, CoverLevel, CoverZone, Field, Lighting, Wall
+from vtm_sim.rules import RuleSet, load_rules, rules_json
+from vtm_sim.space import (
+    OPEN_FIELD,
+    CoverLevel,
+    CoverZone,
+    Field,
+    Lighting,
+    Obstacle,
+    ObstacleKind,
+    Wall,
+)
 from vtm_sim.state import (
     ADJACENT_YARDS,
     ENGAGE_YARDS,
@@ -120,12 +131,16 @@ class Fighter:
 
 
 def field_to_json(field: Field) -> dict[str, Any]:
-    return {
+    d: dict[str, Any] = {
         "lighting": field.lighting.value,
         "cramped": field.cramped,
         "cover": [[z.name, z.x, z.y, z.radius, z.level.value] for z in field.cover],
         "walls": [[w.x1, w.y1, w.x2, w.y2] for w in field.walls],
     }
+    if field.obstacles:  # MOVE-3 (written only when there are some: older logs stay as they were)
+        d["obstacles"] = [[o.name, o.kind.value, o.x1, o.y1, o.x2, o.y2, o.feet, o.detour]
+                          for o in field.obstacles]
+    return d
 
 
 def field_from_json(data: dict[str, Any]) -> Field:
@@ -134,6 +149,9 @@ def field_from_json(data: dict[str, Any]) -> Field:
         tuple(Wall(*w) for w in data["walls"]),
         Lighting(data["lighting"]),
         bool(data.get("cramped", False)),
+        tuple(Obstacle(str(n), ObstacleKind(k), float(x1), float(y1), float(x2), float(y2),
+                       float(ft), None if det is None else float(det))
+              for n, k, x1, y1, x2, y2, ft, det in data.get("obstacles", [])),
     )
 
 
@@ -281,7 +299,7 @@ class Battle:
         seed = self.seed
         turn_limit = self.turn_limit
         self.log.emit(BattleEvent(
-            LOG_VERSION, seed, self.rules.model_dump(), turn_limit, field_to_json(field),
+            LOG_VERSION, seed, rules_json(self.rules), turn_limit, field_to_json(field),
             self.ambush,
             tuple({"id": c.id, "side": c.side, "x": c.x, "y": c.y, "prone": c.prone,
                    "blinded": c.blinded, "sheet": sheet_of(c.stats)}
@@ -418,7 +436,7 @@ class Battle:
         p = self.pending
         state: dict[str, Any] = {
             "format": STATE_FORMAT, "version": STATE_VERSION, "log_version": LOG_VERSION,
-            "seed": self.seed, "rules": self.rules.model_dump(), "turn_limit": self.turn_limit,
+            "seed": self.seed, "rules": rules_json(self.rules), "turn_limit": self.turn_limit,
             "field": field_to_json(self.field), "ambush": [list(a) for a in self.ambush],
             "sheets": [sheet_of(c.stats) for c in self.combatants],
             "combatants": [c.to_json() for c in self.combatants],
@@ -471,6 +489,8 @@ class Battle:
             if not self._decided():
                 stack.append(Frame(Routine.EXTRA))
                 return None
+        if self.turn and chasing(self):
+            end_chase_turn(self)  # MOVE-4: escapes at the turn's end
         if self._decided():
             self._finish("victory")
             stack.pop()
@@ -522,6 +542,9 @@ class Battle:
         self.winner = next(iter(sides)) if len(sides) == 1 else None
         if reason == "victory" and not sides:
             reason = "all down"
+        elif reason == "victory" and any(c.escaped for c in self.combatants
+                                         if c.side != self.winner):
+            reason = "escape"  # MOVE-4: the losers' last ran off
         self.over = True
         self.end_reason = reason
         self.log.emit(EndEvent(self.winner, self.turn, reason))
@@ -799,6 +822,11 @@ class Battle:
             release(self, c)
         elif kind is ActionKind.FEED:
             drink(self, c)
+        elif kind is ActionKind.FLEE:
+            flee(self, c)  # MOVE-4 (vtm_sim.chase)
+        elif kind is ActionKind.PURSUE:
+            assert choice.target is not None
+            pursue(self, c, self.combatants[choice.target])
         else:
             say(self, c.id, "pass")
 

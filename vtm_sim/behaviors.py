@@ -173,6 +173,7 @@ def action_words(battle: Battle, me: Combatant, a: Action) -> str:
         ActionKind.BREAK_FREE: "break free", ActionKind.RELEASE: "let go",
         ActionKind.FEED: "keep feeding", ActionKind.DELAY: "hold back (delay)",
         ActionKind.WAIT: "wait", ActionKind.PASS: "do nothing",
+        ActionKind.FLEE: "break off and run", ActionKind.PURSUE: "give chase",  # MOVE-4
     }.get(k, str(k.value))
 
 

@@ -33,6 +33,7 @@ from vtm_sim.combatant import Combatant
 from vtm_sim.dice import ScriptedDice
 from vtm_sim.effects import STAKE_LEVELS, STAKE_WEAPON
 from vtm_sim.forecast import best_defense, expected, plan_hit_chance, plan_odds
+from vtm_sim.movement import Pursuit
 from vtm_sim.policy import NearestEnemyPolicy
 from vtm_sim.rules import RuleSet
 from vtm_sim.state import SPRAY_DODGE
@@ -232,6 +233,11 @@ def _other_options(b: Battle, me: Combatant, foe: Combatant,
         elif k is ActionKind.DELAY:
             out.append(OtherOption("delay", "act later this turn, interrupting slower "
                                    "characters (INIT-6)"))
+        elif k is ActionKind.FLEE:
+            lead = me.distance(foe)
+            out.append(OtherOption("flee", f"a chase (MOVE-4): a {lead:.0f}-yard lead is "
+                                   f"{Pursuit.start(lead).quarry} successes ahead of "
+                                   f"{foe.name}; getting away ends the fight for you"))
     if threat is not None and levels > 0:
         kind = best_defense(me, threat, room=not b.field.cramped)
         if kind is not DefenseKind.NONE:

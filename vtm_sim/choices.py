@@ -34,6 +34,8 @@ class ActionKind(Symbol):
     DELAY = "delay"  # INIT-6: act later, interrupting slower characters
     WAIT = "wait"  # INIT-7: let the others act, act at the end of the turn
     PASS = "pass"  # do nothing with this action
+    FLEE = "flee"  # MOVE-4: run from the fight (a chase if anyone pursues)
+    PURSUE = "pursue"  # MOVE-4: run after a fleeing enemy
 
 
 class DefenseKind(Symbol):

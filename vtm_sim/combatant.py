@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from vtm_sim.health import HealthTrack, Status
-from vtm_sim.relations import Aim, Grip, GripKind
+from vtm_sim.relations import Aim, Chase, Grip, GripKind
 from vtm_sim.sheet import UNLISTED_ATTRIBUTE
 from vtm_sim.stats import Kind, StatBlock
 from vtm_sim.tables import UNARMED, Tables, Weapon
@@ -70,6 +70,8 @@ class Combatant:
     moved: float = 0.0
     blood_spent: int = 0
     sim_penalty: int | None = None  # INIT-3: wound penalty frozen in a simultaneous group
+    chase: Chase | None = None  # MOVE-4: this character's flight (vtm_sim.relations)
+    escaped: bool = False  # MOVE-4: got away: out of the fight, not down
 
     @classmethod
     def create(
@@ -142,6 +144,8 @@ class Combatant:
             self.moved,
             self.blood_spent,
             self.sim_penalty,
+            self.chase,
+            self.escaped,
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -158,6 +162,10 @@ class Combatant:
         d["aim"] = None if self.aim is None else self.aim.to_json()
         d["grapple_turn"] = [[k, v] for k, v in self.grapple_turn.items()]
         d["shots"] = [[k, v] for k, v in self.shots.items()]
+        if self.chase is not None:  # MOVE-4: written only when set (older states stay valid)
+            d["chase"] = self.chase.to_json()
+        if self.escaped:
+            d["escaped"] = True
         return d
 
     @classmethod
@@ -180,6 +188,9 @@ class Combatant:
         c.aim = None if aim is None else Aim.from_json(aim)
         c.grapple_turn = {int(k): int(v) for k, v in data["grapple_turn"]}
         c.shots = {int(k): int(v) for k, v in data["shots"]}
+        chase = data.get("chase")
+        c.chase = None if chase is None else Chase.from_json(chase)
+        c.escaped = bool(data.get("escaped", False))
         return c
 
     def attr(self, name: str) -> int:

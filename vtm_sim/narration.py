@@ -94,6 +94,9 @@ _ROLL_PHRASE = {
     "hold_on": "holds on",
     "stealth": "sneaks up",
     "notice": "watches for danger",
+    "chase": "runs (Dexterity + Athletics)",  # MOVE-4
+    "jump": "jumps (Strength)",  # MOVE-3
+    "landing": "tries to land well",  # MOVE-3 (003)
 }
 _MISHAP_TEXT = {  # CPX-6, after "X fumbles the attack with the knife"
     "jam": "and it jams",
@@ -408,13 +411,16 @@ class _Narrator:
         yards = _yards(float(ev.get("yards", 0.0)))
         n = self.name(who, True)
         if target is None:
-            self.say(f"{n} moves {yards}.")
+            self.say(f"{n} runs {yards} away." if act.get("kind") == "flee"
+                     else f"{n} moves {yards}.")
             return
         d = self.distance(who, int(target))
         apart = f" ({_yards(d)} apart)" if d is not None else ""
         t = self.name(target)
         if act.get("kind") == "attack":
             self.say(f"{n} closes {yards} on {t}{apart}.")
+        elif act.get("kind") == "pursue":
+            self.say(f"{n} runs {yards} after {t}{apart}.")
         elif act.get("away"):
             self.say(f"{n} falls back {yards} from {t}{apart}.")
         else:
@@ -705,6 +711,50 @@ class _Narrator:
             self.say(f"{n} strikes first from hiding, but {self.name(target)} may still defend.")
         else:
             self.say(f"{self.name(target, True)} spots {self.name(ev.get('who'))} in time.")
+
+    # MOVE-3, MOVE-4 (vtm_sim.events.chase)
+    def on_flee(self, ev: Fields) -> None:
+        lead = float(ev.get("lead", 0.0))
+        start = int(ev.get("start", 0))
+        self.say(f"{self.name(ev.get('who'), True)} flees with a {_yards(lead)} lead "
+                 f"({plural(start, 'success', 'successes')} to start the chase).")
+
+    def on_chase(self, ev: Fields) -> None:
+        who, quarry = ev.get("who"), ev.get("quarry")
+        total, rival = int(ev.get("total", 0)), int(ev.get("rival", -1))
+        tired = int(ev.get("tired", 0))
+        note = f", tired: {plural(tired, 'die', 'dice')} fewer" if tired else ""
+        if who == quarry:
+            against = "" if rival < 0 else f" against {rival}"
+            self.say(f"Chase: {self.name(who, True)} has {total}{against}{note}.")
+        else:
+            self.say(f"Chase: {self.name(who, True)} has {total} against "
+                     f"{self.name(quarry)}'s {rival}{note}.")
+
+    def on_caught(self, ev: Fields) -> None:
+        how = " at a dead end" if ev.get("dead_end") else ""
+        self.say(f"{self.name(ev.get('who'), True)} catches {self.name(ev.get('quarry'))}{how}.")
+
+    def on_escaped(self, ev: Fields) -> None:
+        why = "nobody gives chase" if ev.get("reason") == "unpursued" else "outruns the pursuit"
+        self.say(f"{self.name(ev.get('who'), True)} escapes ({why}) and is out of the fight.")
+
+    def on_jump(self, ev: Fields) -> None:
+        n = self.name(ev.get("who"), True)
+        what = str(ev.get("obstacle", "the obstacle"))
+        detour = float(ev.get("detour", 0.0))
+        if detour:
+            self.say(f"{n} goes around {what} ({_yards(detour)} more).")
+            return
+        feet = float(ev.get("feet", 0.0))
+        reached = float(ev.get("reached", 0.0))
+        kind = "running" if ev.get("running") else "standing"
+        if ev.get("ok"):
+            self.say(f"{n} clears {what} with a {kind} jump ({reached:g} ft of {feet:g}).")
+        elif ev.get("prone"):
+            self.say(f"{n} falls short of {what} ({reached:g} ft of {feet:g}) and goes down.")
+        else:
+            self.say(f"{n} falls short of {what} ({reached:g} ft of {feet:g}) but lands well.")
 
     def on_end(self, ev: Fields) -> None:
         self.flush_attack()

@@ -14,6 +14,7 @@ from vtm_sim.attack import (
     rate_cost,
     reach_of,
 )
+from vtm_sim.chase import can_flee, can_pursue
 from vtm_sim.choices import (
     Action,
     ActionKind,
@@ -193,13 +194,24 @@ def action_options(b: Battle, c: Combatant, *, first: bool, interrupt: bool,
 def free_options(b: Battle, c: Combatant, opts: list[Choice], passive: Action, *,
                  first: bool, interrupt: bool, final: bool) -> tuple[Choice, ...]:
     """The options of a combatant in no grapple: attacks, moves, cover, aim, weapons, ..."""
+    if c.chase is not None:  # MOVE-4: a quarry keeps running (or gets up, or waits)
+        return chase_options(b, c, passive)
     attack_options(b, c, opts)
     left = running_room(b, c) - c.moved
     if not c.prone and left > 0:
-        for t in enemies(b, c):
+        foes = enemies(b, c)
+        fleeing = False
+        for t in foes:
             if c.distance(t) > ADJACENT_YARDS + REACH_SLACK:
                 opts.append(action(ActionKind.MOVE, t.id))
             opts.append(action(ActionKind.MOVE, t.id, away=True))
+            if t.chase is not None:
+                fleeing = True
+        if fleeing:  # MOVE-4: run after a fleeing enemy
+            opts.extend(action(ActionKind.PURSUE, t.id) for t in foes if can_pursue(b, c, t))
+        if c.grip is None and not c.staked and any(not t.staked for t in foes):
+            opts.append(action(ActionKind.FLEE))  # MOVE-4 (as chase.can_flee: on its feet,
+            # free, running left, an able enemy; c.chase is None here)
         zone = b.field.nearest_cover(c.x, c.y, left)
         if zone is not None and b.field.cover_at(c.x, c.y) is None:
             opts.append(action(ActionKind.TAKE_COVER))
@@ -239,6 +251,15 @@ def free_options(b: Battle, c: Combatant, opts: list[Choice], passive: Action, *
         opts.append(action(ActionKind.WAIT))
     opts.append(passive)
     return tuple(opts)
+
+
+def chase_options(b: Battle, c: Combatant, passive: Action) -> tuple[Choice, ...]:
+    """MOVE-4: a quarry's options: run on (once a turn), get up, or pass."""
+    if can_flee(b, c):
+        return (action(ActionKind.FLEE),)
+    if c.prone:
+        return (action(ActionKind.GET_UP), passive)
+    return (passive,)
 
 
 def _shooting(spec: Maneuver) -> bool:

@@ -6,6 +6,7 @@ import numpy as np
 
 from vtm_sim.attack import SHOOTING, defense_pool, hand_weapon
 from vtm_sim.battle import Battle
+from vtm_sim.chase import pursuit
 from vtm_sim.choices import (
     Action,
     ActionKind,
@@ -128,6 +129,9 @@ class NearestEnemyPolicy:
             for o in actions:
                 if o.kind is kind:
                     return o
+        run = pursuit(battle, me, actions)
+        if run is not None:  # MOVE-4: nothing to hit: run after whoever flees
+            return run
         enemies = battle.enemies(me)
         if enemies:
             nearest = min(enemies, key=lambda e: (me.distance(e), e.id))

@@ -35,6 +35,12 @@ class RuleSet(BaseModel):
     rate_of_fire_counts: Literal["rounds", "shots"] = "rounds"  # RNG-4
     disarm_successes: Literal["damage", "attack"] = "damage"  # MAN-10
     stun_counts: Literal["unsoaked", "levels"] = "unsoaked"  # DMG-6
+    # MOVE-4: a mortal's chase roll loses a die for each turn it runs beyond this many
+    # (003 says only "mortals tire"; a profile option, docs/rules.md)
+    chase_fatigue_turns: int = Field(default=3, ge=0, le=20)
+    # MOVE-4: the quarry escapes when it leads every pursuer by this many successes
+    # at a turn's end (in place of the Storyteller's Perception checks; docs/rules.md)
+    chase_escape_margin: int = Field(default=5, ge=1, le=20)
 
     @property
     def specialty(self) -> SpecialtyRule:
@@ -42,6 +48,18 @@ class RuleSet(BaseModel):
 
 
 _SPECIALTY_RULES = {r.value: r for r in SpecialtyRule}
+# Options added after logs were first written: a log header (or saved state) holds
+# them only when they differ from the default, so older battles keep their header.
+_OPTIONAL = {"chase_fatigue_turns": 3, "chase_escape_margin": 5}
+
+
+def rules_json(rules: RuleSet) -> dict[str, object]:
+    """A profile as a log header writes it (the later options only when changed)."""
+    d = rules.model_dump()
+    for key, default in _OPTIONAL.items():
+        if d.get(key) == default:
+            del d[key]
+    return d
 PROFILES = ("v20", "dark_ages")
 
 

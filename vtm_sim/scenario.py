@@ -11,14 +11,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from vtm_sim.battle import Battle, Fighter
 from vtm_sim.config import config_dir, load_yaml, validate
 from vtm_sim.dice import DiceSource
 from vtm_sim.errors import ConfigError
 from vtm_sim.rules import RuleSet, load_rules
-from vtm_sim.space import CoverLevel, CoverZone, Lighting, Wall
+from vtm_sim.space import CoverLevel, CoverZone, Lighting, Obstacle, ObstacleKind, Wall
 from vtm_sim.space import Field as Battlefield
 from vtm_sim.stats import StatBlock, load_stat_block
 
@@ -42,6 +42,51 @@ class CoverSpec(_Strict):
     level: Literal["light", "good", "superior"]
 
 
+class ObstacleSpec(_Strict):
+    """MOVE-3: a gap to jump across or a low obstacle to jump over, along a segment."""
+
+    name: str = Field(default="obstacle", min_length=1)
+    kind: Literal["gap", "low"] = Field(description="gap: jumped across; low: jumped over")
+    line: tuple[tuple[float, float], tuple[float, float]] = Field(
+        description="its two ends, [[x1, y1], [x2, y2]] in yards")
+    width: float | None = Field(default=None, gt=0, le=100,
+                                description="a gap's width in feet (4 ft a success)")
+    height: float | None = Field(default=None, gt=0, le=50,
+                                 description="a low obstacle's height in feet (2 ft a success)")
+    detour: float | None = Field(default=None, ge=0, le=500,
+                                 description="extra yards to go around it (absent: no way around)")
+
+    @model_validator(mode="after")
+    def _size(self) -> ObstacleSpec:
+        need, other = ("width", "height") if self.kind == "gap" else ("height", "width")
+        if getattr(self, need) is None:
+            raise ValueError(f"a {self.kind} needs {need} (feet)")
+        if getattr(self, other) is not None:
+            raise ValueError(f"a {self.kind} has a {need}, not a {other}")
+        (x1, y1), (x2, y2) = self.line
+        if x1 == x2 and y1 == y2:
+            raise ValueError("line: its two ends are the same point")
+        return self
+
+    def obstacle(self) -> Obstacle:
+        (x1, y1), (x2, y2) = self.line
+        feet = self.width if self.kind == "gap" else self.height
+        assert feet is not None
+        return Obstacle(self.name, ObstacleKind(self.kind), x1, y1, x2, y2, feet, self.detour)
+
+
+def obstacles_of(specs: list[ObstacleSpec], source: Path, key: str = "obstacles",
+                 taken: tuple[str, ...] = ()) -> tuple[Obstacle, ...]:
+    """The obstacles of a file's list; names must be unique (a jump is told by name)."""
+    seen = set(taken)
+    for n, o in enumerate(specs):
+        if o.name in seen:
+            raise ConfigError(f"{source}: {key}.{n}.name: {o.name!r} is already an obstacle "
+                              "(names must be unique)")
+        seen.add(o.name)
+    return tuple(o.obstacle() for o in specs)
+
+
 class AmbushSpec(_Strict):
     attacker: int = Field(ge=0)
     target: int = Field(ge=0)
@@ -59,6 +104,7 @@ class ScenarioSpec(_Strict):
     cover: list[CoverSpec] = Field(default_factory=list)
     walls: list[tuple[tuple[float, float], tuple[float, float]]] = Field(default_factory=list)
     ambush: list[AmbushSpec] = Field(default_factory=list)
+    obstacles: list[ObstacleSpec] = Field(default_factory=list)  # MOVE-3
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,7 +201,8 @@ def load_scenario(name_or_path: str) -> Scenario:
     walls = tuple(Wall(a[0], a[1], b[0], b[1]) for a, b in spec.walls)
     return Scenario(
         path.stem, spec.title, spec.description, rules, spec.turn_limit, fighters,
-        Battlefield(zones, walls, spec.lighting, spec.cramped), dict(spec.sides),
+        Battlefield(zones, walls, spec.lighting, spec.cramped,
+                    obstacles_of(spec.obstacles, path)), dict(spec.sides),
         tuple((a.attacker, a.target) for a in spec.ambush), str(path),
     )
 

@@ -7,6 +7,9 @@ Kept deliberately small and fast (STYLE: the battle loop is a hot path):
   light cover against ranged attacks (RNG-1).
 - Walls are segments that block line of sight (ATK-2) for ranged attacks.
 - Lighting applies to the whole field (ATK-10).
+- Obstacles are segments a mover must jump or go around (MOVE-3): a gap
+  (``width`` feet across) or a low obstacle (``height`` feet up); ``detour``
+  is the extra yards going around costs (None: no way around).
 """
 
 from __future__ import annotations
@@ -64,6 +67,48 @@ class Wall:
         return d1 * d2 < 0 and d3 * d4 < 0
 
 
+class ObstacleKind(Symbol):
+    """MOVE-3: what a mover must jump."""
+
+    GAP = "gap"  # jumped across: 4 ft a success
+    LOW = "low"  # jumped over: 2 ft up a success
+
+
+@dataclass(frozen=True, slots=True)
+class Obstacle:
+    """A gap or a low obstacle along a segment (MOVE-3); it does not block sight."""
+
+    name: str
+    kind: ObstacleKind
+    x1: float
+    y1: float
+    x2: float
+    y2: float
+    feet: float  # a gap's width, a low obstacle's height
+    detour: float | None = None  # extra yards to go around it (None: no way around)
+
+    def crossing(self, ax: float, ay: float, bx: float, by: float) -> float | None:
+        """How far along a-b (0..1) the segment crosses this obstacle (None: it does not)."""
+        rx, ry = bx - ax, by - ay
+        sx, sy = self.x2 - self.x1, self.y2 - self.y1
+        den = rx * sy - ry * sx
+        if abs(den) < 1e-12:
+            return None
+        qx, qy = self.x1 - ax, self.y1 - ay
+        t = (qx * sy - qy * sx) / den
+        u = (qx * ry - qy * rx) / den
+        if 1e-9 < t <= 1.0 + 1e-9 and -1e-9 <= u <= 1.0 + 1e-9:
+            return t
+        return None
+
+    def distance_to(self, x: float, y: float) -> float:
+        """Yards from a point to the obstacle's segment."""
+        sx, sy = self.x2 - self.x1, self.y2 - self.y1
+        n = sx * sx + sy * sy
+        t = 0.0 if n <= 0 else max(0.0, min(1.0, ((x - self.x1) * sx + (y - self.y1) * sy) / n))
+        return math.hypot(x - (self.x1 + t * sx), y - (self.y1 + t * sy))
+
+
 def _orient(ax: float, ay: float, bx: float, by: float, cx: float, cy: float) -> float:
     return (bx - ax) * (cy - ay) - (by - ay) * (cx - ax)
 
@@ -76,6 +121,7 @@ class Field:
     walls: tuple[Wall, ...] = ()
     lighting: Lighting = Lighting.NORMAL
     cramped: bool = False  # DEF-8: no room to dodge anywhere
+    obstacles: tuple[Obstacle, ...] = ()  # MOVE-3: gaps and low obstacles to jump
 
     def cover_at(self, x: float, y: float) -> CoverZone | None:
         best: CoverZone | None = None

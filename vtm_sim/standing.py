@@ -29,7 +29,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -42,7 +42,8 @@ from vtm_sim.config import load_yaml, validate
 from vtm_sim.errors import ConfigError
 from vtm_sim.health import Status
 from vtm_sim.relations import Aim, Grip, GripKind
-from vtm_sim.scenario import Scenario, load_scenario
+from vtm_sim.scenario import ObstacleSpec, Scenario, load_scenario, obstacles_of
+from vtm_sim.space import Obstacle, ObstacleKind
 from vtm_sim.state import ADJACENT_YARDS, REACH_SLACK, face_nearest
 from vtm_sim.stats import Kind
 
@@ -136,6 +137,9 @@ class StateSpec(_Strict):
     initiative: list[str] | dict[str, int] | None = Field(
         default=None,
         description="names, highest first; or a mapping name -> current total")
+    obstacles: list[ObstacleSpec] = Field(
+        default_factory=list,
+        description="gaps and low obstacles added to the scenario's field (MOVE-3)")
 
     @field_validator("initiative", mode="before")
     @classmethod
@@ -187,6 +191,9 @@ class Standing(_Strict):
     turn: int = Field(ge=1)
     initiative: list[tuple[int, int]] | None = None
     combatants: list[Override] = Field(default_factory=list)
+    # MOVE-3: obstacles added to the field: name, kind, x1, y1, x2, y2, feet, detour
+    obstacles: list[tuple[str, str, float, float, float, float, float, float | None]] = Field(
+        default_factory=list)
 
 
 def apply_standing(battle: Battle, standing: Standing) -> None:
@@ -252,6 +259,11 @@ def apply_standing(battle: Battle, standing: Standing) -> None:
             face_nearest(battle, c)  # as a fresh battle does, from the new positions
         else:
             c.facing = f
+    if standing.obstacles:  # MOVE-3 (a replayed header's field may hold them already)
+        have = {o.name for o in battle.field.obstacles}
+        more = tuple(Obstacle(n, ObstacleKind(k), x1, y1, x2, y2, ft, det)
+                     for n, k, x1, y1, x2, y2, ft, det in standing.obstacles if n not in have)
+        battle.field = replace(battle.field, obstacles=battle.field.obstacles + more)
     battle.turn = turn - 1  # the turns already played
     battle.initiative_given = (
         None if standing.initiative is None else {i: t for i, t in standing.initiative}
@@ -464,9 +476,13 @@ class _Resolver:
                 raise self.fail(f"combatants.{keys[cid]}.aim.target",
                                 f"{self.labels[aim[0]]} is out of the fight")
         initiative = self.initiative(out)
+        taken = tuple(o.name for o in self.scenario.field.obstacles)
+        added = obstacles_of(spec.obstacles, self.path, taken=taken)
         return Standing(
             turn=spec.turn, initiative=initiative,
             combatants=[Override(id=cid, **rows[cid]) for cid in sorted(rows)],
+            obstacles=[(o.name, o.kind.value, o.x1, o.y1, o.x2, o.y2, o.feet, o.detour)
+                       for o in added],
         )
 
     def combatant(self, cid: int, st: CombatantState, key: str,

@@ -34,7 +34,7 @@ from vtm_sim.tables import Weapon, WeaponClass
 if TYPE_CHECKING:
     from vtm_sim.battle import Battle
 
-LOG_VERSION = 1
+LOG_VERSION = 2  # 2: chases and jumps (flee, chase, caught, escaped, jump events)
 STATE_FORMAT = "vtm_sim.state"  # the "format" of a saved battle (Battle.to_state)
 STATE_VERSION = 2  # 2: grips and aims saved as relations (vtm_sim.relations)
 ENGAGE_YARDS = 2.0  # ATK-8: an enemy this close is engaging the character
@@ -71,12 +71,12 @@ PlanParts = tuple[int, str, bool, int, float | None, Situation, Weapon, AttackNu
 
 
 def able(b: Battle, c: Combatant) -> bool:
-    """Still fighting: active and not paralyzed by a stake (CPX-5)."""
-    return c.active and not c.staked
+    """Still fighting: active, not paralyzed by a stake (CPX-5), not escaped (MOVE-4)."""
+    return c.active and not c.staked and not c.escaped
 
 
 def enemies(b: Battle, c: Combatant) -> list[Combatant]:
-    return [o for o in b.combatants if o.side != c.side and o.active]
+    return [o for o in b.combatants if o.side != c.side and o.active and not o.escaped]
 
 
 def initiative_now(b: Battle, c: Combatant) -> int:
@@ -245,13 +245,23 @@ def move(b: Battle, c: Combatant, toward: Combatant, yards: float) -> None:
         ux, uy = (toward.x - c.x) / d, (toward.y - c.y) / d
     else:
         ux, uy = -1.0, 0.0
-    step(b, c, ux, uy, yards)
+    if b.field.obstacles:  # MOVE-3: jump them or go around (vtm_sim.obstacles)
+        from vtm_sim.obstacles import cross
+
+        cross(b, c, ux, uy, yards)
+    else:
+        step(b, c, ux, uy, yards)
     c.facing = (ux, uy)
 
 
 def move_to(b: Battle, c: Combatant, x: float, y: float, yards: float) -> None:
     d = math.hypot(x - c.x, y - c.y)
     if d <= 1e-9:
+        return
+    if b.field.obstacles:  # MOVE-3 (vtm_sim.obstacles)
+        from vtm_sim.obstacles import cross
+
+        cross(b, c, (x - c.x) / d, (y - c.y) / d, min(yards, d))
         return
     step(b, c, (x - c.x) / d, (y - c.y) / d, min(yards, d))
 

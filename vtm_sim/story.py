@@ -313,6 +313,61 @@ class Teller:
         if what in simple:
             self.say(simple[what])
 
+    # --- chases and jumps (MOVE-3, MOVE-4) ------------------------------------
+    def on_flee(self, ev: Event) -> None:
+        self.flush()
+        lead = float(ev.get("lead", 0.0))
+        self.say(f"{self.name(ev['who'])} turns and runs, {_yards(lead)} ahead of the nearest "
+                 "enemy.")
+
+    def on_chase(self, ev: Event) -> None:
+        self.flush()
+        who, quarry = int(ev["who"]), int(ev["quarry"])
+        me = self.name(who)
+        if ev.get("tired"):
+            self.say(f"{me} is tiring.")
+        if who == quarry:
+            return  # the quarry's running is told by its moves and the pursuers' gains
+        q = self.name(quarry)
+        total, rival = int(ev.get("total", 0)), int(ev.get("rival", 0))
+        if total > rival:
+            return  # told as the catch
+        if int(ev.get("added", 0)) > 0:
+            self.say(f"{me} runs after {q} and gains on them.")
+        else:
+            self.say(f"{me} runs after {q} but loses ground.")
+
+    def on_caught(self, ev: Event) -> None:
+        self.flush()
+        me, q = self.name(ev["who"]), self.name(ev["quarry"])
+        if ev.get("dead_end"):
+            self.say(f"{q} runs into a dead end, and {me} is on them.")
+        else:
+            self.say(f"{me} catches up with {q}.")
+
+    def on_escaped(self, ev: Event) -> None:
+        self.flush()
+        who = int(ev["who"])
+        self.people[who].active = False
+        if ev.get("reason") == "unpursued":
+            self.say(f"Nobody gives chase: {self.name(who)} gets away.")
+        else:
+            self.say(f"{self.name(who)} outruns them all and gets away.")
+
+    def on_jump(self, ev: Event) -> None:
+        self.flush()
+        me = self.name(ev["who"])
+        what = str(ev.get("obstacle", "obstacle"))
+        if ev.get("detour"):
+            self.say(f"{me} goes around the {what}.")
+        elif ev.get("ok"):
+            self.say(f"{me} leaps the {what}.")
+        elif ev.get("prone"):
+            self.people[int(ev["who"])].prone = True
+            self.say(f"{me} comes up short at the {what} and falls.")
+        else:
+            self.say(f"{me} comes up short at the {what} but lands on their feet.")
+
     def on_end(self, ev: Event) -> None:
         self.flush()
         turns = int(ev.get("turns", self.turn))

@@ -41,6 +41,7 @@ from vtm_sim.flow import (
 )
 from vtm_sim.state import (
     DODGE_YARDS,
+    REACH_SLACK,
     SPRAY_DODGE,
     action_penalty,
     approach,
@@ -138,6 +139,10 @@ def announce(b: Battle, c: Combatant, t: Combatant, a: Action,
             move_pen = app[1]
             move(b, c, t, app[0])
     sit = situation_of(b, c, t, m, a.offhand)
+    if b.field.obstacles and spec is not None and spec.close and (
+        c.distance(t) > reach_of(spec) + REACH_SLACK
+    ):
+        sit = None  # MOVE-3: stopped short at an obstacle, out of reach
     plan = None if sit is None else plan_attack(
         c, t, m, b.tables, b.rules, penalty=penalty + move_pen, situation=sit,
         called=a.called, offhand=a.offhand)

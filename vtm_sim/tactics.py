@@ -20,6 +20,7 @@ from vtm_sim.attack import (
     soak_pool,
 )
 from vtm_sim.battle import Battle
+from vtm_sim.chase import pursuit
 from vtm_sim.choices import (
     AbortMethod,
     Action,
@@ -393,6 +394,11 @@ class TacticianPolicy:
                 if o.kind is kind:
                     self._why = f"{me.name}: {kind.value.replace('_', ' ')}."
                     return o
+        run = pursuit(battle, me, actions)
+        if run is not None:  # MOVE-4: nothing worth a blow: run after whoever flees
+            assert run.target is not None
+            self._why = f"{me.name} runs after {battle.combatants[run.target].name}."
+            return run
         enemies = battle.enemies(me)
         if enemies:
             nearest = min(enemies, key=lambda e: (me.distance(e), e.id))

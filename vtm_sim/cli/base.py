@@ -236,9 +236,12 @@ def main() -> None:
 # --- roll -------------------------------------------------------------------
 
 
-def _health_json(c: Combatant) -> dict[str, str]:
-    return {
+def _health_json(c: Combatant) -> dict[str, Any]:
+    d: dict[str, Any] = {
         "track": c.health.marks(),
         "level": c.health.level_name,
         "status": c.health.status.value,
     }
+    if c.escaped:  # MOVE-4: ran from the fight (written only then)
+        d["escaped"] = True
+    return d

@@ -258,6 +258,7 @@ def _report(battle: Battle, *, tell: str | None, as_json: bool, stopped: bool,
         click.echo(
             f"  {c.name} (side {c.side}): {c.health.marks()} "
             f"{c.health.level_name}, {c.health.status.value}"
+            + (", escaped" if c.escaped else "")
         )
     click.echo(f"{len(battle.log)} events, sha256 {battle.log.sha256()}")
     if saved is not None:

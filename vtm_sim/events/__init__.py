@@ -19,7 +19,8 @@ The modules: :mod:`~vtm_sim.events.event` (the base and the kinds),
 :mod:`~vtm_sim.events.turn` (turns, initiative, order, decisions, the end),
 :mod:`~vtm_sim.events.roll`, :mod:`~vtm_sim.events.attack` (an attack up to its
 hit or miss), :mod:`~vtm_sim.events.damage` (what a blow does),
-:mod:`~vtm_sim.events.action` (moves and named actions) and
+:mod:`~vtm_sim.events.action` (moves and named actions),
+:mod:`~vtm_sim.events.chase` (flights, chase rolls, jumps) and
 :mod:`~vtm_sim.events.log`.
 """
 
@@ -35,6 +36,7 @@ from vtm_sim.events.attack import (
     MishapEvent,
     MissEvent,
 )
+from vtm_sim.events.chase import CaughtEvent, ChaseEvent, EscapeEvent, FleeEvent, JumpEvent
 from vtm_sim.events.damage import ArmorEvent, DamageEvent, StatusEvent, StunEvent
 from vtm_sim.events.event import Event, EventKind
 from vtm_sim.events.header import BattleEvent, ExchangeEvent
@@ -50,16 +52,21 @@ __all__ = [
     "ArmorEvent",
     "AttackEvent",
     "BattleEvent",
+    "CaughtEvent",
+    "ChaseEvent",
     "DamageEvent",
     "DecideEvent",
     "DefenseEvent",
     "EndEvent",
+    "EscapeEvent",
     "Event",
     "EventKind",
     "EventLog",
     "ExchangeEvent",
+    "FleeEvent",
     "HitEvent",
     "InitiativeEvent",
+    "JumpEvent",
     "MishapEvent",
     "MissEvent",
     "MoveEvent",

@@ -42,6 +42,11 @@ class EventKind(StrEnum):
     AMMO = "ammo"
     MISHAP = "mishap"
     END = "end"
+    FLEE = "flee"  # MOVE-4 (vtm_sim.events.chase)
+    CHASE = "chase"
+    CAUGHT = "caught"
+    ESCAPED = "escaped"
+    JUMP = "jump"  # MOVE-3
 
 
 class Event:

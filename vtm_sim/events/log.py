@@ -19,6 +19,7 @@ from vtm_sim.events.attack import (
     MishapEvent,
     MissEvent,
 )
+from vtm_sim.events.chase import CaughtEvent, ChaseEvent, EscapeEvent, FleeEvent, JumpEvent
 from vtm_sim.events.damage import ArmorEvent, DamageEvent, StatusEvent, StunEvent
 from vtm_sim.events.event import Event
 from vtm_sim.events.header import BattleEvent, ExchangeEvent
@@ -29,7 +30,7 @@ EVENT_CLASSES: tuple[type[Event], ...] = (
     BattleEvent, ExchangeEvent, TurnEvent, InitiativeEvent, OrderEvent, DecideEvent,
     RollEvent, MoveEvent, AttackEvent, DefenseEvent, AbortEvent, MissEvent, HitEvent,
     DamageEvent, ArmorEvent, StunEvent, StatusEvent, ActionEvent, AmmoEvent, MishapEvent,
-    EndEvent,
+    EndEvent, FleeEvent, ChaseEvent, CaughtEvent, EscapeEvent, JumpEvent,
 )
 # Each kind's reader, keyed by the JSON "e" value (EventKind is a str enum).
 _FROM_JSON: dict[str, tuple[frozenset[str], Callable[[dict[str, Any]], Event]]] = {

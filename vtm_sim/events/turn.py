@@ -149,7 +149,8 @@ def _read_choice(kind: DecisionKind, data: dict[str, Any]) -> Choice:
 
 class EndEvent(Event):
     """The battle is over after ``turns``: ``winner`` the side left (None: nobody),
-    ``reason`` ``victory``, ``all down`` or ``turn limit``."""
+    ``reason`` ``victory``, ``escape`` (the losers' last ran off, MOVE-4), ``all down``
+    or ``turn limit``."""
 
     __slots__ = ("reason", "turns", "winner")
     e: ClassVar[EventKind] = EventKind.END
