@@ -294,10 +294,10 @@ def _agent_makers(names: list[str], scenario: Scenario) -> dict[str, PolicyMaker
 
 def _learned_maker(path: str, scenario: Scenario) -> PolicyMaker:
     from agents.adapter import AgentPolicy
-    from agents.learned import LearnedAgent
+    from agents.learned import load_agent
 
     try:
-        agent = LearnedAgent.load(path)
+        agent = load_agent(path)
     except (OSError, ValueError, ImportError) as exc:
         raise ConfigError(f"--policies: {path}: cannot load the model ({exc})") from None
     mode: Literal["flat", "dict"] = "dict" if agent.info.obs_mode == "dict" else "flat"
@@ -313,7 +313,8 @@ def _learned_maker(path: str, scenario: Scenario) -> PolicyMaker:
 @click.option("--policies", default="nearest,tactician,random", show_default=True,
               metavar="A,B,...",
               help="Policies to pit against each other: nearest, tactician, random, "
-              "brawler (the scripted env agent), or model:PATH (a saved trained agent).")
+              "brawler (the scripted env agent), or model:PATH (a saved trained agent: "
+              "NAME.zip, or NAME.npz exported to run without torch).")
 @click.option("--battles", type=click.IntRange(1, 100000), default=100, show_default=True,
               metavar="N", help="Seeded battles per pairing.")
 @click.option("--seed", type=int, default=0, metavar="N", help="First seed (default 0).")
