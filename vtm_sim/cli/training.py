@@ -21,6 +21,7 @@ from vtm_sim.errors import ConfigError
 
 if TYPE_CHECKING:
     from agents.evaluation import PolicyMaker
+    from agents.training import RunArgs
     from vtm_sim.scenario import Scenario
 
 TRAINING_HINT = (
@@ -148,7 +149,7 @@ def train_cmd(env_id: str, algo: str, timesteps: int | None, seed: int, opponent
                        shaping=shaping)
         quiet = as_json or not sys.stderr.isatty()
         result = train(args, hp, train_makers, eval_makers, scenario, progress_bar=not quiet,
-                       command=["vtm-sim", *sys.argv[1:]],
+                       command=_command_line(args),
                        log=None if quiet else lambda line: click.echo(line, err=True))
     if as_json:
         click.echo(json.dumps(result.to_json(), indent=2))
@@ -164,6 +165,22 @@ def train_cmd(env_id: str, algo: str, timesteps: int | None, seed: int, opponent
     if not vtm_sim.compiled_modules():
         click.echo("The engine ran as pure Python: VTM_SIM_COMPILE=1 pip install . builds it "
                    "with mypyc, about 3x faster steps (README, Speed).", err=True)
+
+
+def _command_line(args: RunArgs) -> list[str]:
+    """The command that reruns this run exactly (every default resolved)."""
+    import shlex
+
+    words = ["vtm-sim", "train", "--env", args.env_id, "--algo", args.algo,
+             "--timesteps", str(args.timesteps), "--seed", str(args.seed),
+             "--opponents", ",".join(args.opponents),
+             "--eval-opponents", ",".join(args.eval_opponents),
+             "--n-envs", str(args.n_envs), "--out", args.out]
+    if args.config is not None:
+        words += ["--config", args.config]
+    if args.shaping is not None:
+        words += ["--shaping", repr(args.shaping)]
+    return [shlex.quote(w) for w in words]
 
 
 def _load(model: str) -> Any:
