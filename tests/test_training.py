@@ -5,6 +5,7 @@ export's equality with the torch policy."""
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -30,6 +31,15 @@ PPO_ARGS = {"n_steps": 512, "batch_size": 128, "n_epochs": 2, "seed": 0, "device
 # A run small enough for a test: every periodic part (evaluation, checkpoint) fires once.
 SMALL = {"n_steps": 128, "batch_size": 64, "n_epochs": 1, "eval_freq": 256,
          "eval_episodes": 2, "checkpoint_freq": 256, "snapshot_freq": 128}
+
+
+@pytest.fixture(autouse=True, scope="module")
+def one_torch_thread() -> Iterator[None]:
+    """As `vtm-sim train` does (torch_threads): tiny batches run faster on one thread."""
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)
 
 
 def run(*args: str) -> tuple[int, str]:
