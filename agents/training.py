@@ -20,7 +20,7 @@ the Zoo's layout::
       summary.json                what ``vtm-sim train --json`` prints
 
 Sub-env ``k`` plays seat ``k mod S`` (S = the scenario's sides, the agent
-being the first combatant of that side) against opponent ``k mod O`` of
+being the first combatant of that side) against opponent ``(k div S) mod O`` of
 ``--opponents``, so ``--n-envs`` >= S x O trains every seat against every
 opponent. ``--opponents self`` trains by self-play against a league of past
 snapshots on the multi-agent env (:mod:`agents.league`). torch and
@@ -57,6 +57,7 @@ __all__ = [
     "Hyperparams",
     "RunArgs",
     "TrainResult",
+    "assignments",
     "load_hyperparams",
     "train",
 ]
@@ -228,25 +229,34 @@ def seat_class(maker: PolicyMaker, cid: int) -> type:
     return Seat
 
 
+def assignments(scenario: Scenario, opponents: Sequence[str], n_envs: int
+                ) -> list[tuple[int, str | None]]:
+    """(seat, opponent) of each sub-env: seat ``k mod S``, opponent ``(k div S) mod O``
+    (None: self-play)."""
+    sides = seats(scenario)
+    return [(sides[k % len(sides)],
+             opponents[(k // len(sides)) % len(opponents)] if opponents else None)
+            for k in range(n_envs)]
+
+
 def _env_fns(env_id: str, scenario: Scenario, opponents: Mapping[str, PolicyMaker],
              n_envs: int, env_kwargs: Mapping[str, Any], hp: Hyperparams, monitor_dir: Path,
              ) -> list[Callable[[], gym.Env[Any, Any]]]:
     from stable_baselines3.common.monitor import Monitor
 
-    sides = seats(scenario)
     fns: list[Callable[[], gym.Env[Any, Any]]] = []
-    for k in range(n_envs):
-        side = sides[k % len(sides)]
+    for k, (side, opponent) in enumerate(assignments(scenario, list(opponents), n_envs)):
 
-        def make(k: int = k, side: int = side) -> gym.Env[Any, Any]:
+        def make(k: int = k, side: int = side, opponent: str | None = opponent
+                 ) -> gym.Env[Any, Any]:
             env: gym.Env[Any, Any]
-            if not opponents:
+            if opponent is None:
                 from agents.league import SelfPlayEnv
 
                 env = SelfPlayEnv(scenario.name, latest=hp.latest,
                                   max_snapshots=hp.league_size, **env_kwargs)
             else:
-                maker = list(opponents.values())[k % len(opponents)]
+                maker = opponents[opponent]
                 me = first_of_side(scenario, side)
                 spec = {i: seat_class(maker, i) for i in range(len(scenario.fighters))
                         if i != me}

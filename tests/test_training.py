@@ -23,7 +23,7 @@ from stable_baselines3.common.env_checker import check_env as sb3_check_env  # n
 import envs  # noqa: E402, F401
 from agents.learned import LearnedAgent, load_agent, save_model  # noqa: E402
 from agents.numpy_policy import NumpyPolicy, export_policy  # noqa: E402
-from agents.training import Hyperparams, load_hyperparams  # noqa: E402
+from agents.training import Hyperparams, assignments, load_hyperparams  # noqa: E402
 from vtm_sim.cli import main  # noqa: E402
 
 ENV_ID = "vtm_sim/Duel-v0"
@@ -151,6 +151,15 @@ def test_hyperparameters_come_from_the_yaml_and_the_config(small_config: Path) -
     assert hp.n_timesteps == 200_000 and hp.n_envs == 4
     hp2, _ = load_hyperparams("ppo", "vtm_sim/SomethingElse-v0", small_config)
     assert hp2.n_steps == 128 and hp2.n_envs == Hyperparams().n_envs
+
+
+def test_sub_envs_cover_every_seat_against_every_opponent() -> None:
+    from vtm_sim.scenario import load_scenario
+
+    duel = load_scenario("duel")
+    got = assignments(duel, ["nearest", "tactician"], 4)
+    assert got == [(0, "nearest"), (1, "nearest"), (0, "tactician"), (1, "tactician")]
+    assert assignments(duel, [], 2) == [(0, None), (1, None)]
 
 
 def test_train_writes_a_zoo_run_folder(tmp_path: Path, small_config: Path) -> None:

@@ -102,7 +102,8 @@ def _default_out(algo: str, env_id: str) -> Path:
               "hyperparameters).")
 @click.option("--seed", type=int, default=0, show_default=True, metavar="S")
 @click.option("--opponents", default=DEFAULT_OPPONENTS, show_default=True, metavar="A,B,...",
-              help="Who plays the other combatants (sub-env k faces the k-th, cycling), any "
+              help="Who plays the other combatants (each seat of the sub-envs faces them in "
+              "turn), any "
               "policy name; or 'self' for self-play against a league of past snapshots.")
 @click.option("--eval-opponents", default=None, metavar="A,B,...",
               help="Opponents of the periodic evaluations (default: --opponents, or "
