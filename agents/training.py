@@ -405,8 +405,8 @@ def _evaluator(info: ModelInfo, scenario: Scenario, makers: Mapping[str, PolicyM
         def run_once(self, model: Any) -> None:
             if not makers:
                 return
-            agent = LearnedAgent(model, info)
-            player: PolicyMaker = lambda _rng, _cid: AgentPolicy(agent, scenario)  # noqa: E731
+            policy = AgentPolicy(LearnedAgent(model, info), scenario)  # holds no battle state
+            player: PolicyMaker = lambda _rng, _cid: policy  # noqa: E731
             ev = evaluate(scenario, player, makers, episodes=hp.eval_episodes, seed=10**6)
             scores = {o: round(ev.pooled(o).score, 4) for o in makers}
             mean = float(np.mean(list(scores.values())))
