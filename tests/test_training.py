@@ -175,7 +175,8 @@ def test_train_writes_a_zoo_run_folder(tmp_path: Path, small_config: Path) -> No
     assert info["algo"] == "MaskablePPO" and info["seed"] == 3 and info["scenario"] == "duel"
     config = yaml.safe_load((out / "Duel-v0" / "config.yml").read_text())
     assert config["n_steps"] == 128 and config["n_timesteps"] == 512
-    assert config["env_kwargs"]["shaping"] == gym.make(ENV_ID).unwrapped.shaping  # one default
+    default_shaping = gym.make(ENV_ID).unwrapped.shaping  # one default: the env's
+    assert config["env_kwargs"]["shaping"] == info["env_kwargs"]["shaping"] == default_shaping
     args = yaml.safe_load((out / "Duel-v0" / "args.yml").read_text())
     assert args["seed"] == 3 and args["opponents"] == ["nearest", "tactician"]
     assert (out / "Duel-v0" / "command.txt").read_text().startswith("vtm-sim train")
