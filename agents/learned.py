@@ -5,6 +5,8 @@ keyword arguments, scenario, observation layout version, action catalog
 size, training seed and library versions. :meth:`LearnedAgent.load` checks the
 layout version and catalog size before loading. stable-baselines3 (and so
 torch) is imported only inside :func:`save_model` and :meth:`LearnedAgent.load`.
+:func:`load_agent` also reads policies exported to numpy (``.npz``,
+:mod:`agents.numpy_policy`), which need no torch.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ import platform
 from dataclasses import asdict, dataclass, field
 from importlib import metadata as importlib_metadata
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -22,7 +24,10 @@ import vtm_sim
 from agents.base import legal_indices
 from envs.observation import OBS_VERSION
 
-__all__ = ["LearnedAgent", "ModelInfo", "save_model"]
+if TYPE_CHECKING:
+    from agents.numpy_policy import NumpyPolicy
+
+__all__ = ["LearnedAgent", "ModelInfo", "load_agent", "save_model"]
 
 LIBRARIES = ("vtm-sim", "gymnasium", "numpy", "torch", "stable-baselines3", "sb3-contrib")
 # Policy-gradient algorithms (they expose action probabilities for masking).
@@ -110,6 +115,24 @@ def save_model(
     )
     json_path.write_text(json.dumps(asdict(info), indent=2) + "\n", encoding="utf-8")
     return zip_path
+
+
+def load_agent(path: str | Path) -> LearnedAgent | NumpyPolicy:
+    """The trained agent saved at ``path``: what ``model:PATH`` names.
+
+    A ``.npz`` is a policy exported by ``vtm-sim export-policy`` and runs on numpy
+    alone (:class:`agents.numpy_policy.NumpyPolicy`); anything else is a
+    stable-baselines3 model (``NAME.zip`` with ``NAME.json``), which needs torch.
+    Both have ``info`` (:class:`ModelInfo`) and ``act(observation, mask)``.
+
+    Raises:
+        ValueError: a missing or unreadable file, or one for another observation layout.
+    """
+    if Path(path).suffix == ".npz":
+        from agents.numpy_policy import NumpyPolicy
+
+        return NumpyPolicy.load(path)
+    return LearnedAgent.load(path)
 
 
 class LearnedAgent:

@@ -702,5 +702,5 @@ def test_train_without_the_training_extra_is_a_clear_error(monkeypatch: Any) -> 
         return real_import(name, *args, **kwargs)
 
     monkeypatch.setattr(builtins, "__import__", no_sb3)
-    msg = user_error("train", "--steps", "64")
+    msg = user_error("train", "--timesteps", "64")
     assert "torch==2.13.0" in msg and "training" in msg

@@ -1,23 +1,50 @@
-"""Training smoke tests with stable-baselines3 and sb3-contrib (skipped without them)."""
+"""Training with stable-baselines3 and sb3-contrib (skipped without them): the trainers on
+the default env, `vtm-sim train` / `evaluate` / `export-policy`, self-play, and the numpy
+export's equality with the torch policy."""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 
+import numpy as np
 import pytest
+import yaml
+from click.testing import CliRunner
 
 sb3_contrib = pytest.importorskip("sb3_contrib")
 stable_baselines3 = pytest.importorskip("stable_baselines3")
+torch = pytest.importorskip("torch")
 
 import gymnasium as gym  # noqa: E402
 from stable_baselines3.common.env_checker import check_env as sb3_check_env  # noqa: E402
 
-import envs  # noqa: E402
-from agents.learned import LearnedAgent, save_model  # noqa: E402
+import envs  # noqa: E402, F401
+from agents.learned import LearnedAgent, load_agent, save_model  # noqa: E402
+from agents.numpy_policy import NumpyPolicy, export_policy  # noqa: E402
+from agents.training import Hyperparams, assignments, load_hyperparams  # noqa: E402
+from vtm_sim.cli import main  # noqa: E402
 
 ENV_ID = "vtm_sim/Duel-v0"
 PPO_ARGS = {"n_steps": 512, "batch_size": 128, "n_epochs": 2, "seed": 0, "device": "cpu"}
+# A run small enough for a test: every periodic part (evaluation, checkpoint) fires once.
+SMALL = {"n_steps": 128, "batch_size": 64, "n_epochs": 1, "eval_freq": 256,
+         "eval_episodes": 2, "checkpoint_freq": 256, "snapshot_freq": 128}
+
+
+@pytest.fixture(autouse=True, scope="module")
+def one_torch_thread() -> Iterator[None]:
+    """As `vtm-sim train` does (torch_threads): tiny batches run faster on one thread."""
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)
+
+
+def run(*args: str) -> tuple[int, str]:
+    r = CliRunner().invoke(main, list(args))
+    return r.exit_code, r.output
 
 
 def episode_reward(agent: LearnedAgent, seed: int) -> float:
@@ -31,53 +58,187 @@ def episode_reward(agent: LearnedAgent, seed: int) -> float:
     return total
 
 
-def test_sb3_check_env() -> None:
-    # SB3's checker steps with unmasked random actions: penalize turns them into passes.
-    sb3_check_env(gym.make(ENV_ID, illegal_action="penalize"))
-    sb3_check_env(gym.make(ENV_ID, illegal_action="penalize", obs_mode="dict"))
+@pytest.fixture()
+def small_config(tmp_path: Path) -> Path:
+    path = tmp_path / "small.yml"
+    path.write_text(yaml.safe_dump(SMALL))
+    return path
+
+
+def test_sb3_check_env_on_the_defaults() -> None:
+    sb3_check_env(gym.make(ENV_ID))
+    sb3_check_env(gym.make(ENV_ID, obs_mode="dict"))
 
 
 def test_maskable_ppo_trains_saves_and_loads(tmp_path: Path) -> None:
-    env = gym.make(ENV_ID, shaping=0.05)
+    env = gym.make(ENV_ID)
     model = sb3_contrib.MaskablePPO("MlpPolicy", env, **PPO_ARGS)
-    model.learn(2048)
-    path = save_model(
-        model, tmp_path / "duel_maskable", env, seed=0, env_id=ENV_ID, env_kwargs={"shaping": 0.05}
-    )
+    model.learn(1024)
+    path = save_model(model, tmp_path / "duel_maskable", env, seed=0, env_id=ENV_ID)
     agent = LearnedAgent.load(path)
     assert agent.info.algo == "MaskablePPO" and agent.info.catalog_size == env.action_space.n
     assert -2.0 < episode_reward(agent, seed=0) < 2.0
-    # the saved model joins a tournament beside the engine's policies
-    from click.testing import CliRunner
-
-    from vtm_sim.cli import main
-
-    out = CliRunner().invoke(
-        main, ["tournament", "duel", "--policies", f"nearest,model:{path}", "--battles", "3"]
-    )
-    assert out.exit_code == 0, out.output
-    assert f"model:{path}" in out.output
+    code, out = run("tournament", "duel", "--policies", f"nearest,model:{path}",
+                    "--battles", "3")
+    assert code == 0, out
+    assert f"model:{path}" in out
 
 
-def test_ppo_with_penalized_illegal_actions(tmp_path: Path) -> None:
-    env = gym.make(ENV_ID, illegal_action="penalize")
+def test_ppo_learns_unmasked_on_the_default_env(tmp_path: Path) -> None:
+    env = gym.make(ENV_ID)  # an action outside the mask is a penalized pass by default
     model = stable_baselines3.PPO("MlpPolicy", env, **PPO_ARGS)
-    model.learn(2048)
+    model.learn(1024)
     agent = LearnedAgent.load(save_model(model, tmp_path / "duel_ppo", env, seed=0))
     episode_reward(agent, seed=1)  # acts only among legal actions: never raises
 
 
-def test_train_command_saves_a_model_with_metadata(tmp_path: Path) -> None:
-    """`vtm-sim train` trains, saves the .zip with its .json and command line."""
-    from click.testing import CliRunner
+def observations(n_episodes: int = 6) -> list[tuple[np.ndarray, np.ndarray]]:
+    """A fixed set of (observation, mask) pairs from seeded random legal play."""
+    env = gym.make(ENV_ID)
+    rng = np.random.default_rng(0)
+    out = []
+    for seed in range(n_episodes):
+        obs, info = env.reset(seed=seed)
+        done = False
+        while not done:
+            mask = info["action_mask"]
+            out.append((obs, mask.copy()))
+            legal = np.flatnonzero(mask)
+            obs, _, term, trunc, info = env.step(int(legal[rng.integers(legal.size)]))
+            done = term or trunc
+    return out
 
-    from vtm_sim.cli import main
 
-    out = CliRunner().invoke(
-        main, ["train", "--steps", "256", "--out", str(tmp_path / "m"), "--seed", "3"]
-    )
-    assert out.exit_code == 0, out.output
-    info = json.loads((tmp_path / "m.json").read_text())
+@pytest.mark.parametrize("algo", ["MaskablePPO", "PPO"])
+def test_exported_policy_picks_the_torch_policys_actions(tmp_path: Path, algo: str) -> None:
+    env = gym.make(ENV_ID)
+    cls = sb3_contrib.MaskablePPO if algo == "MaskablePPO" else stable_baselines3.PPO
+    model = cls("MlpPolicy", env, **PPO_ARGS)
+    # Spread the logits (a fresh head's are all near 0) so that the test compares choices.
+    gen = torch.Generator().manual_seed(1)
+    with torch.no_grad():
+        for p in model.policy.parameters():
+            p.copy_(torch.randn(p.shape, generator=gen) * 0.3)
+    zip_path = save_model(model, tmp_path / "m", env, seed=0, env_id=ENV_ID)
+    npz = export_policy(zip_path, tmp_path / "m.npz")
+    reference, exported = LearnedAgent.load(zip_path), load_agent(npz)
+    assert isinstance(exported, NumpyPolicy)
+    pairs = observations()
+    assert len(pairs) > 50
+    for obs, mask in pairs:
+        assert exported.act(obs, mask) == reference.act(obs, mask)
+        obs_t, _ = reference.model.policy.obs_to_tensor(obs)
+        with torch.no_grad():
+            latent = reference.model.policy.mlp_extractor.forward_actor(
+                reference.model.policy.extract_features(obs_t))
+            logits = reference.model.policy.action_net(latent)[0].numpy()
+        np.testing.assert_allclose(exported.logits(obs), logits, rtol=1e-5, atol=1e-5)
+
+
+def test_export_policy_command(tmp_path: Path) -> None:
+    env = gym.make(ENV_ID)
+    model = sb3_contrib.MaskablePPO("MlpPolicy", env, **PPO_ARGS)
+    zip_path = save_model(model, tmp_path / "m", env, seed=0, env_id=ENV_ID)
+    code, out = run("export-policy", str(zip_path), "--out", str(tmp_path / "m.npz"))
+    assert code == 0, out
+    assert (tmp_path / "m.npz").stat().st_size < 200_000
+    assert f"model:{tmp_path / 'm.npz'}" in out
+
+
+def test_hyperparameters_come_from_the_yaml_and_the_config(small_config: Path) -> None:
+    hp, sources = load_hyperparams("maskable-ppo", ENV_ID)
+    assert sources[0].endswith("experiments/hyperparams/maskable-ppo.yml")
+    assert hp.n_timesteps == 200_000 and hp.n_envs == 4
+    hp2, _ = load_hyperparams("ppo", "vtm_sim/SomethingElse-v0", small_config)
+    assert hp2.n_steps == 128 and hp2.n_envs == Hyperparams().n_envs
+
+
+def test_sub_envs_cover_every_seat_against_every_opponent() -> None:
+    from vtm_sim.scenario import load_scenario
+
+    duel = load_scenario("duel")
+    got = assignments(duel, ["nearest", "tactician"], 4)
+    assert got == [(0, "nearest"), (1, "nearest"), (0, "tactician"), (1, "tactician")]
+    assert assignments(duel, [], 2) == [(0, None), (1, None)]
+
+
+def test_train_writes_a_zoo_run_folder(tmp_path: Path, small_config: Path) -> None:
+    """`vtm-sim train`: model, metadata, resolved config, args, command, versions,
+    TensorBoard, checkpoints and evaluations; the shaping is the env's default."""
+    out = tmp_path / "run"
+    code, text = run("train", "--timesteps", "512", "--seed", "3", "--n-envs", "2",
+                     "--config", str(small_config), "--out", str(out), "--json")
+    assert code == 0, text
+    summary = json.loads(text)
+    assert summary["timesteps"] >= 512 and 0 < summary["env_share"] < 1
+    info = json.loads((out / "Duel-v0.json").read_text())
     assert info["algo"] == "MaskablePPO" and info["seed"] == 3 and info["scenario"] == "duel"
-    assert info["env_kwargs"]["shaping"] == envs.DEFAULT_SHAPING  # one default: the env's
-    assert (tmp_path / "m.zip").exists() and (tmp_path / "m.command.txt").exists()
+    config = yaml.safe_load((out / "Duel-v0" / "config.yml").read_text())
+    assert config["n_steps"] == 128 and config["n_timesteps"] == 512
+    default_shaping = gym.make(ENV_ID).unwrapped.shaping  # one default: the env's
+    assert config["env_kwargs"]["shaping"] == info["env_kwargs"]["shaping"] == default_shaping
+    args = yaml.safe_load((out / "Duel-v0" / "args.yml").read_text())
+    assert args["seed"] == 3 and args["opponents"] == ["nearest", "tactician"]
+    assert (out / "Duel-v0" / "command.txt").read_text().startswith("vtm-sim train")
+    assert "torch" in yaml.safe_load((out / "Duel-v0" / "versions.yml").read_text())
+    assert list((out / "tb").rglob("events.out.tfevents.*"))
+    assert list(out.glob("rl_model_*_steps.zip")) and (out / "best_model.zip").exists()
+    evals = np.load(out / "evaluations.npz")
+    assert list(evals["opponents"]) == ["nearest", "tactician"] and len(evals["timesteps"]) >= 2
+    assert LearnedAgent.load(out / "Duel-v0.zip").info.env_id == ENV_ID
+
+
+def test_train_by_self_play_against_past_snapshots(tmp_path: Path, small_config: Path) -> None:
+    out = tmp_path / "self"
+    code, text = run("train", "--opponents", "self", "--algo", "ppo", "--timesteps", "384",
+                     "--n-envs", "1", "--config", str(small_config), "--out", str(out),
+                     "--json")
+    assert code == 0, text
+    summary = json.loads(text)
+    assert set(summary["evaluations"][-1]["scores"]) == {"nearest", "tactician"}
+    assert LearnedAgent.load(out / "Duel-v0.zip").info.algo == "PPO"
+
+
+def test_evaluate_reports_each_seat_and_the_pool(tmp_path: Path) -> None:
+    env = gym.make(ENV_ID)
+    model = sb3_contrib.MaskablePPO("MlpPolicy", env, **PPO_ARGS)
+    zip_path = save_model(model, tmp_path / "m", env, seed=0, env_id=ENV_ID)
+    npz = export_policy(zip_path, tmp_path / "m.npz")
+    code, text = run("evaluate", str(zip_path), "--json", "--episodes", "6",
+                     "--opponents", "nearest")
+    assert code == 0, text
+    data = json.loads(text[text.index("{"):])
+    seats = data["opponents"]["nearest"]
+    assert set(seats) == {"0", "1", "pooled"}
+    assert seats["pooled"]["games"] == seats["0"]["games"] + seats["1"]["games"] == 12
+    for r in seats.values():
+        assert sum(r[k]["count"] for k in ("win", "draw", "loss")) == r["games"]
+        for k in ("win", "draw", "loss"):
+            lo, hi = r[k]["ci95"]
+            assert lo <= r[k]["rate"] <= hi
+    # the exported policy plays the same battles the same way (defaults: 100 a seat)
+    code, text = run("evaluate", str(npz))
+    assert code == 0, text
+    assert "nearest" in text and "tactician" in text and "pooled" in text
+
+
+@pytest.mark.parametrize(
+    ("args", "needle"),
+    [
+        (["train", "--env", "vtm_sim/Nope-v0"], "--env vtm_sim/Nope-v0: unknown environment id"),
+        (["train", "--algo", "dqn"], "'dqn' is not one of"),
+        (["train", "--config", "CONFIG"], "learning_rat: unknown key"),
+        (["train", "--opponents", "sharpshooter"], "sharpshooter"),
+        (["evaluate", "runs/none.zip"], "MODEL runs/none.zip: no such model file"),
+        (["evaluate", "runs/none.npz"], "MODEL runs/none.npz: no such model file"),
+        (["export-policy", "runs/none.zip", "--out", "x.npz"], "no such model file"),
+    ],
+)
+def test_bad_input_is_one_line_exit_2(tmp_path: Path, args: list[str], needle: str) -> None:
+    bad = tmp_path / "bad.yml"
+    bad.write_text("learning_rat: 0.1\n")
+    args = [str(bad) if a == "CONFIG" else a for a in args]
+    code, text = run(*args, *(["--out", str(tmp_path / "r")] if args[0] == "train" else []))
+    lines = text.strip().splitlines()
+    assert code == 2, text
+    assert len(lines) == 1 and needle in lines[0], lines

@@ -293,10 +293,10 @@ def _agent_makers(names: list[str], scenario: Scenario) -> dict[str, PolicyMaker
 
 def _learned_maker(path: str, scenario: Scenario) -> PolicyMaker:
     from agents.adapter import AgentPolicy
-    from agents.learned import LearnedAgent
+    from agents.learned import load_agent
 
     try:
-        agent = LearnedAgent.load(path)
+        agent = load_agent(path)
     except (OSError, ValueError, ImportError) as exc:
         raise ConfigError(f"--policies: {path}: cannot load the model ({exc})") from None
     mode: Literal["flat", "dict"] = "dict" if agent.info.obs_mode == "dict" else "flat"

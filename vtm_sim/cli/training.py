@@ -1,89 +1,166 @@
-"""Training a learning agent on a registered environment (needs the training extra).
+"""Training, evaluating and exporting learning agents: ``train``, ``evaluate``,
+``export-policy`` (the training extra; :mod:`agents.training` does the work).
 
-gymnasium, the environments and stable-baselines3 (with torch) are imported
-only when the command runs, so the rest of the command line works without
-them.
+gymnasium, the environments, agents and stable-baselines3 (with torch) are
+imported only when a command runs, so the rest of the command line works
+without them. ``evaluate`` of an exported ``.npz`` policy needs no torch.
 """
 
 from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Literal
 
 import click
 
-from vtm_sim.cli.base import _fail, main, user_errors
+from vtm_sim.cli.base import _dump, _fail, main, user_errors
+from vtm_sim.errors import ConfigError
+
+if TYPE_CHECKING:
+    from agents.evaluation import PolicyMaker
+    from agents.training import RunArgs
+    from vtm_sim.scenario import Scenario
 
 TRAINING_HINT = (
-    "training needs torch and stable-baselines3: pip install torch==2.13.0 (the CPU "
+    "needs torch and stable-baselines3: pip install torch==2.13.0 (the CPU "
     "build), then pip install -e '.[training]'"
 )
+DEFAULT_OPPONENTS = "nearest,tactician"
+ALGO_NAMES = ("maskable-ppo", "ppo")
+
+
+def _names(text: str, option: str) -> list[str]:
+    names = [p.strip() for p in text.split(",") if p.strip()]
+    if not names:
+        raise ConfigError(f"{option}: expected at least one policy name")
+    return names
+
+
+def policy_makers(names: list[str], scenario: Scenario, option: str) -> dict[str, PolicyMaker]:
+    """Battle-policy makers for policy names (the registry's names once it exists)."""
+    try:
+        from vtm_sim import registry
+    except ImportError:
+        registry = None
+    if registry is not None:
+        out: dict[str, PolicyMaker] = {}
+        for n in names:
+            try:
+                out[n] = registry.maker(n, scenario)
+            except ConfigError as exc:
+                raise ConfigError(f"{option}: {exc}") from None
+        return out
+    from vtm_sim.cli.battles import _agent_makers
+    from vtm_sim.tournament import POLICIES
+
+    known: dict[str, PolicyMaker] = {**POLICIES, **_agent_makers(names, scenario)}
+    for n in names:
+        if n not in known:
+            raise ConfigError(f"{option}: {n!r} is unknown (expected one of "
+                              f"{', '.join(sorted(known))}, brawler or model:PATH)")
+    return {n: known[n] for n in names}
+
+
+def _scenario_of(env_id: str) -> Scenario:
+    import envs  # noqa: F401  (registers the ids)
+    from agents.training import env_scenario
+    from vtm_sim.scenario import load_scenario
+
+    return load_scenario(env_scenario(env_id))
+
+
+def _training_imports() -> None:
+    try:
+        import sb3_contrib  # noqa: F401
+        import stable_baselines3  # noqa: F401
+        import torch  # noqa: F401
+    except ImportError:
+        _fail(f"training {TRAINING_HINT}")
+
+
+def _default_out(algo: str, env_id: str) -> Path:
+    """``runs/<algo>/<Env>_<k>`` with the first free k (the Zoo's numbering)."""
+    base = Path("runs") / algo
+    name = env_id.split("/")[-1]
+    k = 1
+    while (base / f"{name}_{k}").exists():
+        k += 1
+    return base / f"{name}_{k}"
 
 
 @main.command("train")
 @click.option("--env", "env_id", default="vtm_sim/Duel-v0", show_default=True, metavar="ID",
-              help="A registered environment id (see README: Environments).")
-@click.option("--algo", type=click.Choice(["MaskablePPO", "PPO"]), default="MaskablePPO",
-              show_default=True, help="MaskablePPO uses the action masks; PPO learns "
-              "unmasked with illegal actions penalized.")
-@click.option("--steps", type=click.IntRange(64, 10**9), default=20000, show_default=True,
-              metavar="N", help="Environment steps to train for.")
-@click.option("--opponents", type=click.Choice(["nearest", "tactician", "random"]),
-              default="nearest", show_default=True, help="Who plays the other combatants.")
+              help="A registered environment id (README: Environments).")
+@click.option("--algo", type=click.Choice(ALGO_NAMES), default="maskable-ppo",
+              show_default=True, help="maskable-ppo learns with the action masks; ppo learns "
+              "unmasked, an action outside the mask being the env's penalized pass.")
+@click.option("--timesteps", type=click.IntRange(1, 10**10), default=None, metavar="N",
+              help="Environment steps to train for (default: n_timesteps of the "
+              "hyperparameters).")
+@click.option("--seed", type=int, default=0, show_default=True, metavar="S")
+@click.option("--opponents", default=DEFAULT_OPPONENTS, show_default=True, metavar="A,B,...",
+              help="Who plays the other combatants (each seat of the sub-envs faces them in "
+              "turn), any "
+              "policy name; or 'self' for self-play against a league of past snapshots.")
+@click.option("--eval-opponents", default=None, metavar="A,B,...",
+              help="Opponents of the periodic evaluations (default: --opponents, or "
+              f"{DEFAULT_OPPONENTS} with self-play).")
+@click.option("--n-envs", type=click.IntRange(1, 64), default=None, metavar="K",
+              help="Parallel sub-envs (default: n_envs of the hyperparameters); sub-env k "
+              "plays seat k mod the number of sides.")
 @click.option("--shaping", type=float, default=None, metavar="W",
-              help="Reward per health level dealt minus taken (0 for win/loss only); "
-              "default: the env's own default, envs.DEFAULT_SHAPING.")
-@click.option("--seed", type=int, default=0, show_default=True, metavar="N")
-@click.option("--out", "out_path", default=None, metavar="PATH",
-              help="Where to save the model (.zip and .json beside it); default "
-              "runs/<env>-<algo>-seed<N>.")
-def train_cmd(env_id: str, algo: str, steps: int, opponents: str, shaping: float | None,
-              seed: int, out_path: str | None) -> None:
-    """Train an agent with stable-baselines3 and save it with its metadata."""
-    try:
-        import gymnasium as gym
+              help="Reward per health level dealt minus taken (default: the env's default).")
+@click.option("--config", "config_file", type=click.Path(dir_okay=False), default=None,
+              metavar="FILE", help="YAML of hyperparameters overriding "
+              "experiments/hyperparams/<algo>.yml.")
+@click.option("--out", "out_dir", default=None, metavar="DIR",
+              help="The run folder (default runs/<algo>/<Env>_<k>).")
+@click.option("--json", "as_json", is_flag=True, help="Print the run's summary as JSON.")
+def train_cmd(env_id: str, algo: str, timesteps: int | None, seed: int, opponents: str,
+              eval_opponents: str | None, n_envs: int | None, shaping: float | None,
+              config_file: str | None, out_dir: str | None, as_json: bool) -> None:
+    """Train an agent with stable-baselines3 into a run folder (RL Zoo layout).
 
-        import envs  # registers the ids; DEFAULT_SHAPING
-        from agents.learned import save_model
+    Evaluates it against --eval-opponents as it learns (TensorBoard logs in
+    DIR/tb), saves checkpoints and the best model, then the final model with
+    its metadata, resolved config, arguments, command line and library versions.
+    """
+    _training_imports()
+    from agents.training import SELF, RunArgs, load_hyperparams, train
 
-        algo_cls: Any
-        if algo == "MaskablePPO":
-            from sb3_contrib import MaskablePPO
-
-            algo_cls = MaskablePPO
-        else:
-            from stable_baselines3 import PPO
-
-            algo_cls = PPO
-    except ImportError:
-        _fail(TRAINING_HINT)
-    if shaping is None:
-        shaping = envs.DEFAULT_SHAPING
-    kwargs: dict[str, Any] = {"opponents": opponents, "shaping": shaping}
-    if algo == "PPO":
-        kwargs["illegal_action"] = "penalize"
     with user_errors():
-        try:
-            env = gym.make(env_id, **kwargs)
-        except gym.error.Error as exc:
-            _fail(f"--env {env_id}: {exc}")
-        model = algo_cls("MlpPolicy", env, seed=seed, device="cpu", verbose=0)
-        model.learn(steps)
-        name = env_id.split("/")[-1]
-        path = Path(out_path) if out_path else Path("runs") / f"{name}-{algo}-seed{seed}"
-        try:
-            zip_path = save_model(model, path, env, seed=seed, env_id=env_id,
-                                  env_kwargs=kwargs)
-            (zip_path.parent / f"{zip_path.stem}.command.txt").write_text(
-                " ".join(["vtm-sim", *sys.argv[1:]]) + "\n", encoding="utf-8")
-        except OSError as exc:
-            _fail(f"--out {path}: cannot write ({exc.strerror})")
-    click.echo(json.dumps({"model": str(zip_path), "steps": steps, "algo": algo,
-                           "env": env_id, "seed": seed}))
-    click.echo(f"Evaluate it: vtm-sim tournament {name_of(env_id)} --policies "
-               f"nearest,tactician,model:{zip_path}", err=True)
+        scenario = _scenario_of(env_id)
+        hp, _ = load_hyperparams(algo, env_id, config_file)
+        opp = tuple(_names(opponents, "--opponents"))
+        if SELF in opp and opp != (SELF,):
+            raise ConfigError("--opponents: 'self' trains against past snapshots only; "
+                              "give it alone")
+        train_makers = {} if opp == (SELF,) else policy_makers(list(opp), scenario,
+                                                               "--opponents")
+        default_eval = DEFAULT_OPPONENTS if opp == (SELF,) else opponents
+        eval_names = _names(eval_opponents or default_eval, "--eval-opponents")
+        eval_makers = policy_makers(eval_names, scenario, "--eval-opponents")
+        out = Path(out_dir) if out_dir else _default_out(algo, env_id)
+        args = RunArgs(env_id=env_id, algo=algo, timesteps=timesteps or hp.n_timesteps,
+                       seed=seed, opponents=opp, eval_opponents=tuple(eval_names),
+                       n_envs=n_envs or hp.n_envs, out=str(out), config=config_file,
+                       shaping=shaping)
+        quiet = as_json or not sys.stderr.isatty()
+        result = train(args, hp, train_makers, eval_makers, scenario, progress_bar=not quiet,
+                       command=_command_line(args),
+                       log=None if quiet else lambda line: click.echo(line, err=True))
+    if as_json:
+        click.echo(json.dumps(result.to_json(), indent=2))
+        return
+    click.echo(f"Trained {result.timesteps} steps in {result.wall_seconds:.0f} s "
+               f"({result.env_share:.0%} in the env): {result.model}")
+    if result.evaluations:
+        last = result.evaluations[-1]["scores"]
+        click.echo("Final scores: " + ", ".join(f"{s:.3f} vs {o}" for o, s in last.items()))
+    click.echo(f"Evaluate it: vtm-sim evaluate {result.model} --episodes 200")
     import vtm_sim
 
     if not vtm_sim.compiled_modules():
@@ -91,12 +168,106 @@ def train_cmd(env_id: str, algo: str, steps: int, opponents: str, shaping: float
                    "with mypyc, about 3x faster steps (README, Speed).", err=True)
 
 
-def name_of(env_id: str) -> str:
-    """The scenario behind a registered id (``vtm_sim/BarBrawl-v0`` -> ``bar_brawl``)."""
-    import envs
-    from vtm_sim.scenario import list_scenarios
+def _command_line(args: RunArgs) -> list[str]:
+    """The command that reruns this run exactly (every default resolved)."""
+    import shlex
 
-    for scenario in list_scenarios():
-        if envs.env_id(scenario) == env_id:
-            return scenario
-    return "duel"
+    words = ["vtm-sim", "train", "--env", args.env_id, "--algo", args.algo,
+             "--timesteps", str(args.timesteps), "--seed", str(args.seed),
+             "--opponents", ",".join(args.opponents),
+             "--eval-opponents", ",".join(args.eval_opponents),
+             "--n-envs", str(args.n_envs), "--out", args.out]
+    if args.config is not None:
+        words += ["--config", args.config]
+    if args.shaping is not None:
+        words += ["--shaping", repr(args.shaping)]
+    return [shlex.quote(w) for w in words]
+
+
+def _load(model: str) -> Any:
+    from agents.learned import load_agent
+
+    p = Path(model)
+    if not (p.is_file() if p.suffix == ".npz" else p.with_suffix(".zip").is_file()):
+        _fail(f"MODEL {model}: no such model file")
+    try:
+        return load_agent(model)
+    except ImportError:
+        _fail(f"MODEL {model}: a .zip model {TRAINING_HINT} (or export-policy it to .npz)")
+    except (OSError, ValueError) as exc:
+        _fail(f"MODEL {model}: cannot load ({exc})")
+
+
+@main.command("evaluate")
+@click.argument("model", metavar="MODEL")
+@click.option("--env", "env_id", default=None, metavar="ID",
+              help="The environment id (default: the one the model was trained on).")
+@click.option("--opponents", default=DEFAULT_OPPONENTS, show_default=True,
+              metavar="A,B,...", help="Policies to play against (any policy name).")
+@click.option("--episodes", type=click.IntRange(1, 10**6), default=100, show_default=True,
+              metavar="N", help="Seeded battles per seat and opponent.")
+@click.option("--seed", type=int, default=0, show_default=True, metavar="S",
+              help="First seed.")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+def evaluate_cmd(model: str, env_id: str | None, opponents: str, episodes: int, seed: int,
+                 as_json: bool) -> None:
+    """Win / draw / loss of a trained model (.zip, or .npz exported) per seat and pooled,
+    with 95% intervals."""
+    try:
+        import statsmodels  # noqa: F401
+    except ImportError:
+        _fail(f"evaluate {TRAINING_HINT}")
+    from agents.adapter import AgentPolicy
+    from agents.evaluation import evaluate
+
+    agent = _load(model)
+    with user_errors():
+        scenario = _scenario_of(env_id or agent.info.env_id or "vtm_sim/Duel-v0")
+        if agent.info.scenario != scenario.name:
+            raise ConfigError(f"--env {env_id}: plays {scenario.name}, the model was trained "
+                              f"on {agent.info.scenario}")
+        makers = policy_makers(_names(opponents, "--opponents"), scenario, "--opponents")
+        mode: Literal["flat", "dict"] = "dict" if agent.info.obs_mode == "dict" else "flat"
+        policy = AgentPolicy(agent, scenario, obs_mode=mode)
+        if policy.catalog.size != agent.info.catalog_size:
+            raise ConfigError(f"MODEL {model}: {agent.info.catalog_size} actions, the "
+                              f"scenario's catalog has {policy.catalog.size}")
+        total = episodes * len(makers) * len({f.side for f in scenario.fighters})
+        with click.progressbar(length=total, label="battles", file=sys.stderr,
+                               show_pos=True) as bar:
+            result = evaluate(scenario, lambda _rng, _cid: policy, _as_makers(makers),
+                              episodes=episodes, seed=seed, progress=bar.update)
+    if as_json:
+        click.echo(_dump({"model": model, **result.to_json()}))
+        return
+    for line in result.lines():
+        click.echo(line)
+
+
+def _as_makers(makers: Mapping[str, PolicyMaker]) -> dict[str, PolicyMaker]:
+    return dict(makers)
+
+
+@main.command("export-policy")
+@click.argument("model", metavar="MODEL")
+@click.option("--out", "out_file", required=True, type=click.Path(dir_okay=False),
+              metavar="FILE", help="The .npz to write (numpy only: runs without torch).")
+def export_policy_cmd(model: str, out_file: str) -> None:
+    """Write a trained MLP policy (.zip) to a numpy-only .npz file.
+
+    The file holds the policy's weights, activation, mask handling, the
+    observation version and mode and the action count; ``model:FILE.npz``
+    then plays wherever a policy is named, without torch.
+    """
+    if not Path(model).with_suffix(".zip").is_file():
+        _fail(f"MODEL {model}: no such model file")
+    _training_imports()
+    from agents.numpy_policy import export_policy
+
+    try:
+        path = export_policy(model, out_file)
+    except ValueError as exc:
+        _fail(f"MODEL {model}: cannot export ({exc})")
+    except OSError as exc:
+        _fail(f"--out {out_file}: cannot write ({exc.strerror})")
+    click.echo(f"Wrote {path} ({path.stat().st_size // 1024} KB): use it as model:{path}")

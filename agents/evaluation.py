@@ -1,0 +1,142 @@
+"""Evaluating a policy against opponents: win / draw / loss per seat and pooled.
+
+A seat is a side of the scenario. For every opponent and every seat the
+player runs every combatant of that side and the opponent every other one,
+over the seeded battles ``seed .. seed + episodes - 1`` (the same seeds for
+every seat and opponent, as in :mod:`vtm_sim.tournament`, so differences are
+differences in play). Rates come with Wilson 95% intervals (statsmodels'
+``proportion_confint``, imported when the intervals are asked for).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+
+import numpy as np
+
+from vtm_sim.scenario import Scenario
+from vtm_sim.simulate import Policy, play
+
+__all__ = ["Evaluation", "Rates", "evaluate", "seats"]
+
+PolicyMaker = Callable[[np.random.Generator, int], Policy]
+POOLED = "pooled"
+
+
+def wilson95(count: int, n: int) -> tuple[float, float]:
+    """The Wilson 95% interval of ``count`` successes out of ``n`` (statsmodels)."""
+    if n == 0:
+        return 0.0, 1.0
+    from statsmodels.stats.proportion import proportion_confint
+
+    lo, hi = proportion_confint(count, n, alpha=0.05, method="wilson")
+    return float(lo), float(hi)
+
+
+@dataclass(frozen=True, slots=True)
+class Rates:
+    """Results of a set of battles, from the player's point of view."""
+
+    wins: int
+    draws: int
+    losses: int
+
+    @property
+    def games(self) -> int:
+        return self.wins + self.draws + self.losses
+
+    @property
+    def score(self) -> float:
+        """Wins plus half the draws, per game."""
+        return (self.wins + 0.5 * self.draws) / self.games if self.games else 0.0
+
+    def rate(self, count: int) -> float:
+        return count / self.games if self.games else 0.0
+
+    def to_json(self) -> dict[str, object]:
+        out: dict[str, object] = {"games": self.games, "score": round(self.score, 4)}
+        for key, count in (("win", self.wins), ("draw", self.draws), ("loss", self.losses)):
+            lo, hi = wilson95(count, self.games)
+            out[key] = {"count": count, "rate": round(self.rate(count), 4),
+                        "ci95": [round(lo, 4), round(hi, 4)]}
+        return out
+
+    def __add__(self, other: Rates) -> Rates:
+        return Rates(self.wins + other.wins, self.draws + other.draws,
+                     self.losses + other.losses)
+
+
+@dataclass(frozen=True, slots=True)
+class Evaluation:
+    """Rates per opponent, per seat (side number) and pooled over the seats."""
+
+    scenario: str
+    episodes: int
+    seed: int
+    results: dict[str, dict[str, Rates]]  # opponent -> seat ("0", "1", ..., "pooled")
+
+    def pooled(self, opponent: str) -> Rates:
+        return self.results[opponent][POOLED]
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "scenario": self.scenario, "episodes_per_seat": self.episodes, "seed": self.seed,
+            "opponents": {opp: {seat: r.to_json() for seat, r in by_seat.items()}
+                          for opp, by_seat in self.results.items()},
+        }
+
+    def lines(self) -> list[str]:
+        """A plain-text table: one row per opponent and seat."""
+        out = [f"Evaluation on {self.scenario}: {self.episodes} seeded battles per seat "
+               f"(seeds {self.seed}..{self.seed + self.episodes - 1}), 95% intervals.",
+               f"{'opponent':<14}{'seat':>7}{'games':>7}  {'win':<19}{'draw':<19}{'loss':<19}"]
+        for opp, by_seat in self.results.items():
+            for seat, r in by_seat.items():
+                cells = ""
+                for count in (r.wins, r.draws, r.losses):
+                    lo, hi = wilson95(count, r.games)
+                    cells += f"{r.rate(count):.3f} [{lo:.3f}-{hi:.3f}]".ljust(19)
+                out.append(f"{opp:<14}{seat:>7}{r.games:>7}  {cells}".rstrip())
+        return out
+
+
+def seats(scenario: Scenario) -> list[int]:
+    """The scenario's sides, in order."""
+    return sorted({f.side for f in scenario.fighters})
+
+
+def evaluate(
+    scenario: Scenario,
+    player: PolicyMaker,
+    opponents: Mapping[str, PolicyMaker],
+    *,
+    episodes: int,
+    seed: int = 0,
+    progress: Callable[[int], None] | None = None,
+) -> Evaluation:
+    """Play ``player`` against each opponent on every seat, ``episodes`` battles a seat."""
+    results: dict[str, dict[str, Rates]] = {}
+    for name, opponent in opponents.items():
+        by_seat: dict[str, Rates] = {}
+        for side in seats(scenario):
+            tally = [0, 0, 0]  # wins, draws, losses
+            for k in range(episodes):
+                s = seed + k
+                rng = np.random.default_rng([s, 7])
+                pols = [(player if f.side == side else opponent)(rng, i)
+                        for i, f in enumerate(scenario.fighters)]
+                battle = play(scenario.battle(seed=s), pols)
+                if battle.winner is None:
+                    tally[1] += 1
+                else:
+                    tally[0 if battle.winner == side else 2] += 1
+                if progress is not None:
+                    progress(1)
+            by_seat[str(side)] = Rates(*tally)
+        pooled = Rates(0, 0, 0)
+        for r in by_seat.values():
+            pooled = pooled + r
+        by_seat[POOLED] = pooled
+        results[name] = by_seat
+    return Evaluation(scenario.name, episodes, seed, results)

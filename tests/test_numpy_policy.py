@@ -1,0 +1,159 @@
+"""Exported policies run on numpy alone: the .npz format, and the CLI with torch blocked.
+
+No torch needed: the policies here are written with numpy (random weights in
+the exported format); tests/test_training.py checks that an export picks the
+same actions as the torch policy it came from.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+from dataclasses import replace
+from pathlib import Path
+
+import gymnasium as gym
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+import envs  # noqa: F401
+from agents.learned import ModelInfo, load_agent
+from agents.numpy_policy import MASK_HANDLING, NumpyPolicy, write_policy
+from envs.observation import OBS_VERSION
+from vtm_sim.cli import main
+
+ENV_ID = "vtm_sim/Duel-v0"
+ROOT = Path(__file__).resolve().parent.parent
+
+# Refuses torch and stable-baselines3 at import.
+BLOCKER = textwrap.dedent("""
+    import sys
+    from importlib.abc import MetaPathFinder
+
+    BLOCKED = ("torch", "stable_baselines3", "sb3_contrib")
+
+    class NoTorch(MetaPathFinder):
+        def find_spec(self, name, path=None, target=None):
+            if name.split(".")[0] in BLOCKED:
+                raise ImportError(f"{name} is blocked in this test")
+            return None
+
+    sys.meta_path.insert(0, NoTorch())
+""")
+# Runs the vtm-sim command line with the blocker in place.
+BLOCKED_RUN = BLOCKER + textwrap.dedent("""
+    from vtm_sim.cli import main
+    try:
+        main(sys.argv[1:])
+    finally:
+        loaded = [m for m in sys.modules if m.split(".")[0] in BLOCKED]
+        assert not loaded, loaded
+""")
+
+
+def random_policy(path: Path, seed: int = 0, hidden: int = 32) -> Path:
+    """A policy in the exported format with seeded random weights, for the duel."""
+    env = gym.make(ENV_ID)
+    base = env.unwrapped
+    d, n = int(env.observation_space.shape[0]), int(env.action_space.n)
+    rng = np.random.default_rng(seed)
+    layers = [(rng.normal(0, d**-0.5, (hidden, d)), rng.normal(0, 0.1, hidden)),
+              (rng.normal(0, hidden**-0.5, (hidden, hidden)), rng.normal(0, 0.1, hidden)),
+              (rng.normal(0, hidden**-0.5, (n, hidden)), rng.normal(0, 0.1, n))]
+    info = ModelInfo("MaskablePPO", ENV_ID, "duel", 0, OBS_VERSION, base.obs_mode, n, seed)
+    return write_policy(path, layers, "tanh", info)
+
+
+def test_exported_policy_acts_on_legal_actions_by_its_logits(tmp_path: Path) -> None:
+    path = random_policy(tmp_path / "p.npz")
+    agent = load_agent(path)
+    assert isinstance(agent, NumpyPolicy) and agent.info.catalog_size > 0
+    env = gym.make(ENV_ID)
+    obs, info = env.reset(seed=0)
+    done, steps = False, 0
+    while not done:
+        mask = info["action_mask"]
+        a = agent.act(obs, mask)
+        legal = np.flatnonzero(mask)
+        assert a in legal
+        assert agent.logits(obs)[a] == agent.logits(obs)[legal].max()
+        obs, _, term, trunc, info = env.step(a)
+        done, steps = term or trunc, steps + 1
+    assert steps > 1
+
+
+def test_exported_file_says_how_it_plays(tmp_path: Path) -> None:
+    path = random_policy(tmp_path / "p.npz")
+    with np.load(path) as data:
+        meta = json.loads(str(data["meta"]))
+    assert meta["activation"] == "tanh" and meta["mask_handling"] == MASK_HANDLING
+    assert meta["info"]["obs_version"] == OBS_VERSION and meta["info"]["obs_mode"] == "flat"
+    assert meta["info"]["catalog_size"] == gym.make(ENV_ID).action_space.n
+    assert path.stat().st_size < 200_000
+
+
+def test_an_export_for_another_observation_layout_is_refused(tmp_path: Path) -> None:
+    path = random_policy(tmp_path / "p.npz")
+    with np.load(path) as data:
+        arrays = {k: data[k] for k in data.files}
+    meta = json.loads(str(arrays["meta"]))
+    meta["info"]["obs_version"] = OBS_VERSION + 1
+    arrays["meta"] = np.array(json.dumps(meta))
+    np.savez(tmp_path / "old.npz", **arrays)
+    with pytest.raises(ValueError, match="obs_version"):
+        NumpyPolicy.load(tmp_path / "old.npz")
+    with pytest.raises(ValueError, match="no such file"):
+        NumpyPolicy.load(tmp_path / "missing.npz")
+
+
+def test_write_refuses_a_head_that_does_not_fit_the_catalog(tmp_path: Path) -> None:
+    info = ModelInfo("PPO", ENV_ID, "duel", 0, OBS_VERSION, "flat", 10, 0)
+    with pytest.raises(ValueError, match="10"):
+        write_policy(tmp_path / "p.npz", [(np.zeros((9, 4)), np.zeros(9))], "tanh", info)
+    with pytest.raises(ValueError, match="activation"):
+        write_policy(tmp_path / "p.npz", [(np.zeros((10, 4)), np.zeros(10))], "gelu",
+                     replace(info))
+
+
+def test_tournament_takes_an_exported_policy_by_model_name(tmp_path: Path) -> None:
+    path = random_policy(tmp_path / "p.npz")
+    out = CliRunner().invoke(
+        main, ["tournament", "duel", "--policies", f"nearest,model:{path}", "--battles", "4",
+               "--json"])
+    assert out.exit_code == 0, out.output
+    data = json.loads(out.output[out.output.index("{"):])
+    assert f"model:{path}" in data["policies"]
+
+
+def blocked(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-c", BLOCKED_RUN, *args], cwd=cwd,
+                          capture_output=True, text=True, timeout=600)
+
+
+def test_commands_run_with_torch_blocked(tmp_path: Path) -> None:
+    """Tournaments, suggest, export-behaviors and the README's main job need no torch."""
+    policy = random_policy(tmp_path / "duel.npz")
+    check = subprocess.run([sys.executable, "-c", BLOCKER + "import torch"],
+                           capture_output=True, text=True)
+    assert check.returncode != 0 and "blocked" in check.stderr  # the blocker works
+    runs = {
+        "readme": ["tournament"],  # the Quick start's job, as written
+        "tournament": ["tournament", "duel", "--policies", f"nearest,brawler,model:{policy}",
+                       "--battles", "5"],
+        "suggest": ["suggest", "duel", "--npc", "Bar Brawler", "--rollouts", "20"],
+        "export-behaviors": ["export-behaviors", "duel", "--npc", "Bar Brawler",
+                             "--policy", f"model:{policy}", "--battles", "10",
+                             "--out", str(tmp_path / "card.md")],
+    }
+    out = {}
+    for name, args in runs.items():
+        r = blocked(*args, cwd=ROOT)
+        assert r.returncode == 0, (name, r.stderr[-2000:])
+        out[name] = r.stdout
+    assert "Tournament on duel" in out["readme"]
+    assert f"model:{policy}" in out["tournament"]
+    assert "Do this:" in out["suggest"]
+    assert (tmp_path / "card.md").read_text().strip()
