@@ -261,7 +261,8 @@ def _env_fns(env_id: str, scenario: Scenario, opponents: Mapping[str, PolicyMake
                 spec = {i: seat_class(maker, i) for i in range(len(scenario.fighters))
                         if i != me}
                 env = gym.make(env_id, agent_id=me, opponents=spec, **env_kwargs)
-            return Monitor(StepTimer(env), str(monitor_dir / f"env_{k}"))
+            monitored: gym.Env[Any, Any] = Monitor(StepTimer(env), str(monitor_dir / f"env_{k}"))
+            return monitored
 
         fns.append(make)
     return fns
@@ -381,7 +382,7 @@ def _evaluator(info: ModelInfo, scenario: Scenario, makers: Mapping[str, PolicyM
 
     from agents.adapter import AgentPolicy
 
-    class PeriodicEvaluation(BaseCallback):
+    class PeriodicEvaluation(BaseCallback):  # type: ignore[misc,unused-ignore]  # Any without SB3
         def __init__(self) -> None:
             super().__init__()
             self.history: list[dict[str, Any]] = []
@@ -437,7 +438,7 @@ def _league_callback(hp: Hyperparams) -> Any:
     """Snapshots the policy into the league every ``snapshot_freq`` timesteps."""
     from stable_baselines3.common.callbacks import BaseCallback
 
-    class LeagueSnapshots(BaseCallback):
+    class LeagueSnapshots(BaseCallback):  # type: ignore[misc,unused-ignore]  # Any without SB3
         def __init__(self) -> None:
             super().__init__()
             self._next = hp.snapshot_freq

@@ -170,6 +170,9 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "tournament": ("vtm_sim.cli.tournaments:tournament_cmd",
                    "Pit policies against each other: both sides, rated."),
     "train": ("vtm_sim.cli.training:train_cmd", "Train an agent with stable-baselines3."),
+    "evaluate": ("vtm_sim.cli.training:evaluate_cmd", "Win rates of a trained model, per seat."),
+    "export-policy": ("vtm_sim.cli.training:export_policy_cmd",
+                      "Write a trained policy to a numpy-only file."),
 }
 
 
