@@ -13,26 +13,17 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from vtm_sim import registry
 from vtm_sim.errors import ConfigError
-from vtm_sim.planner import PlannerPolicy
-from vtm_sim.policy import NearestEnemyPolicy, RandomPolicy
+from vtm_sim.registry import PolicyMaker
 from vtm_sim.scenario import Scenario
-from vtm_sim.simulate import Policy, play
-from vtm_sim.tactics import TacticianPolicy
+from vtm_sim.simulate import play
 
 Z95 = 1.959964  # two-sided 95% normal quantile
 
 PLANNER_ROLLOUTS = 64  # the planner's rollouts a decision wherever it is named
 
-# A policy for one combatant (its id), with a generator of its own.
-PolicyMaker = Callable[[np.random.Generator, int], Policy]
-POLICIES: dict[str, PolicyMaker] = {
-    "nearest": lambda _rng, _cid: NearestEnemyPolicy(),
-    "tactician": lambda _rng, _cid: TacticianPolicy(),
-    "random": lambda rng, _cid: RandomPolicy(rng),
-    # rollouts from clones (vtm_sim.planner), at a budget a tournament can afford
-    "planner": lambda rng, _cid: PlannerPolicy(PLANNER_ROLLOUTS, seed=int(rng.integers(2**31))),
-}
+__all__ = ["PLANNER_ROLLOUTS", "PolicyMaker", "check_setup", "run_tournament", "table_lines"]
 
 
 def wilson(wins: float, n: int) -> tuple[float, float]:
@@ -122,21 +113,30 @@ def check_setup(
     policies: Sequence[str],
     side: int | None,
     known: Mapping[str, PolicyMaker] | None = None,
-) -> int:
-    """Validate the policy names and the side; returns the side policy A plays."""
-    known = POLICIES if known is None else known
+) -> dict[str, PolicyMaker]:
+    """Validate the policy names (``known`` first, then :mod:`vtm_sim.registry`) and the
+    side; returns every policy's maker."""
     if not policies:
         raise ConfigError("--policies: expected at least one policy name")
+    makers = {}
     for name in policies:
-        if name not in known:
-            raise ConfigError(
-                f"--policies: {name!r} is unknown (expected one of {', '.join(known)})"
-            )
+        if known is not None and name in known:
+            makers[name] = known[name]
+            continue
+        try:
+            makers[name] = registry.maker(name, scenario)
+        except ConfigError as exc:
+            raise ConfigError(f"--policies: {exc}") from None
     sides = sorted({f.side for f in scenario.fighters})
     a_side = sides[0] if side is None else side
     if a_side not in sides:
         raise ConfigError(f"--side: {a_side} is not a side of {scenario.name} (sides {sides})")
-    return a_side
+    return makers
+
+
+def first_side(scenario: Scenario, side: int | None) -> int:
+    """The side policy A plays: ``side``, or the scenario's first."""
+    return min(f.side for f in scenario.fighters) if side is None else side
 
 
 def run_tournament(
@@ -154,11 +154,11 @@ def run_tournament(
     Policy A runs ``side`` (default: the scenario's first) and policy B every
     other side; a pairing is scored from A's point of view and each policy's
     totals count its games on either side. Seeds ``seed .. seed + battles - 1``
-    are the same for every pairing. ``makers`` adds policies to the built-in
-    ones (the CLI adds scripted and learned agents through ``envs``).
+    are the same for every pairing. Names are resolved by :mod:`vtm_sim.registry`;
+    ``makers`` adds (or overrides) policies of the caller's own.
     """
-    known = {**POLICIES, **(makers or {})}
-    a_side = check_setup(scenario, policies, side, known)
+    known = check_setup(scenario, policies, side, makers)
+    a_side = first_side(scenario, side)
     result = TournamentResult(scenario.name, tuple(policies), battles, seed, a_side)
     for name in policies:
         result.totals[name] = Tally()

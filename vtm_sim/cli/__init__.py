@@ -7,7 +7,7 @@ never a traceback. Dice come from ``--seed`` (default 0) unless given with
 ``--faces``; the same seed always prints the same bytes.
 """
 
-from vtm_sim.cli import advice, attacks, battles, rolls, states, training
+from vtm_sim.cli import advice, attacks, battles, ladder, rolls, states, training
 from vtm_sim.cli.base import main
 
-__all__ = ["advice", "attacks", "battles", "main", "rolls", "states", "training"]
+__all__ = ["advice", "attacks", "battles", "ladder", "main", "rolls", "states", "training"]
