@@ -136,7 +136,10 @@ def maker(name: str, scenario: Scenario) -> PolicyMaker:
 
 
 def describe(name: str) -> str:
-    """One line saying what a name plays like."""
+    """One line saying what a name (or a family: ``model``, ``model:PATH``) plays like."""
+    head, sep, arg = name.partition(":")
+    if head in _ENTRIES and _ENTRIES[head].prefix and (not sep or arg.isupper()):
+        return _ENTRIES[head].summary
     entry, arg = _entry(name)
     if entry.name == "ladder":
         from vtm_sim.ladder import rung_name

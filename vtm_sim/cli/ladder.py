@@ -16,13 +16,8 @@ from vtm_sim.scenario import load_scenario
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def policies_cmd(as_json: bool) -> None:
     """Every policy name a command or an env's opponents= accepts, and how it plays."""
-    rows = []
-    for name in registry.names():
-        try:
-            summary = registry.describe(name)
-        except ValueError:  # a family such as model:PATH
-            summary = registry.describe(name.split(":")[0] + ":x").removesuffix(" (x)")
-        rows.append({"name": name, "plays": summary})
+    with user_errors():
+        rows = [{"name": n, "plays": registry.describe(n)} for n in registry.names()]
     if as_json:
         click.echo(_dump(rows))
         return
