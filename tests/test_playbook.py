@@ -10,6 +10,8 @@ from vtm_sim.battle import Battle, Fighter
 from vtm_sim.choices import (
     Action,
     ActionKind,
+    BloodSpend,
+    BloodUse,
     Choice,
     Decision,
     DecisionKind,
@@ -114,3 +116,13 @@ def test_bad_tactic_files_are_one_line_errors(tmp_path: Path, text: str, needle:
         load_tactic(str(path))
     msg = str(exc.value)
     assert str(path) in msg and needle in msg and "\n" not in msg
+
+
+def test_berserker_spends_blood_freely_vamp_2() -> None:
+    b = load_scenario("elder_vs_coterie").battle(seed=1)
+    vampire = next(c for c in b.combatants if c.vampire and c.blood > 0)
+    d = until(b, DecisionKind.BLOOD, vampire.id)
+    pick = choose("berserker", b, d)
+    assert isinstance(pick, BloodSpend) and pick.use is not BloodUse.NONE
+    assert pick.points == max(o.points for o in d.options if isinstance(o, BloodSpend))
+    assert choose("thug", b, d) == NearestEnemyPolicy().choose(b, d)  # blood: heal (default)
