@@ -69,7 +69,7 @@ def _factory(spec: OneOpponent, cid: int, scenario: Scenario) -> Factory:
         try:
             make = registry.maker(spec, scenario)
         except ConfigError as exc:
-            raise ValueError(f"opponent {spec!r}: {exc}") from None
+            raise ConfigError(f"opponents: {exc}") from None
         return lambda rng: _as_fn(make(rng(), cid))
     if isinstance(spec, type):
         cls = spec

@@ -122,7 +122,7 @@ def test_env_opponents_take_any_name(name: str) -> None:
         _obs, _, term, trunc, info = env.step(action)
         if term or trunc:
             break
-    with pytest.raises(ValueError, match="unknown policy 'smart'"):
+    with pytest.raises(ConfigError, match=r"opponents: unknown policy 'smart'"):
         VtmEnv(opponents="smart")
 
 

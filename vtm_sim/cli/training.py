@@ -30,8 +30,8 @@ TRAINING_HINT = (
               "unmasked with illegal actions penalized.")
 @click.option("--steps", type=click.IntRange(64, 10**9), default=20000, show_default=True,
               metavar="N", help="Environment steps to train for.")
-@click.option("--opponents", type=click.Choice(["nearest", "tactician", "random"]),
-              default="nearest", show_default=True, help="Who plays the other combatants.")
+@click.option("--opponents", default="nearest", show_default=True, metavar="NAME",
+              help="Who plays the other combatants: any policy name (`vtm-sim policies`).")
 @click.option("--shaping", type=float, default=0.05, show_default=True,
               help="Reward per health level dealt minus taken (0 for win/loss only).")
 @click.option("--seed", type=int, default=0, show_default=True, metavar="N")
