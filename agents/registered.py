@@ -60,7 +60,7 @@ def shipped() -> list[str]:
     """The names of the trained policies shipped in ``agents/policies/``."""
     if not POLICY_DIR.is_dir():
         return []
-    return sorted({p.stem for p in POLICY_DIR.iterdir() if p.suffix in (".zip", ".npz")})
+    return sorted(p.stem for p in POLICY_DIR.glob("*.zip"))
 
 
 def trained(scenario: Scenario, name: str) -> PolicyMaker:
