@@ -27,7 +27,6 @@ from vtm_sim.ladder import (
     Match,
     adjacent,
     play_match,
-    round_robin,
     rungs,
     table_lines,
     to_json,
@@ -91,7 +90,28 @@ def main() -> None:
                     help="the planner against the rung below only, or against every rung")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--scenarios", default="duel,gunfight")
+    ap.add_argument("--resume", action="store_true",
+                    help="keep the matches of docs/ladder.json (same seed) and play only the "
+                    "seeds they lack: the same table as a fresh run")
     args = ap.parse_args()
+    old: dict[str, dict[tuple[str, str], Match]] = {}
+    if args.resume and (DOCS / "ladder.json").is_file():
+        saved = json.loads((DOCS / "ladder.json").read_text(encoding="utf-8"))
+        if saved["seed"] == args.seed:
+            for sc in saved["scenarios"]:
+                old[sc["scenario"]] = {(m["a"], m["b"]): Match.from_json(m)
+                                       for m in sc["matches"]}
+
+    def measure(name: str, a: str, b: str, battles: int) -> Match:
+        """``a`` against ``b`` on seeds seed..seed+battles-1, reusing a saved match."""
+        have = old.get(name, {}).get((a, b))
+        if have is not None and have.per_seat >= battles:
+            return have
+        done = 0 if have is None else have.per_seat
+        more = play_match(load_scenario(name), a, b, battles=battles - done,
+                          seed=args.seed + done, progress=tick)
+        return more if have is None else have.extend(more)
+
     names = list(rungs())
     lower = [n for n in names if n != "planner"]
     results: dict[str, list[Match]] = {}
@@ -104,8 +124,8 @@ def main() -> None:
     # first every pair without the planner (cheap), written as soon as it is done
     for name in args.scenarios.split(","):
         start = time.perf_counter()
-        results[name] = round_robin(load_scenario(name), lower, battles=args.battles,
-                                    seed=args.seed, progress=tick)
+        results[name] = [measure(name, b, a, args.battles)
+                         for i, a in enumerate(lower) for b in lower[i + 1:]]
         print(f"{name}: lower rungs in {time.perf_counter() - start:.0f} s", file=sys.stderr)
     write(args, names, results)
     per = {n: int(v) for n, _, v in (x.partition("=") for x in
@@ -121,8 +141,7 @@ def main() -> None:
             if n_battles == 0:
                 break
             start = time.perf_counter()
-            m = play_match(load_scenario(name), "planner", b, battles=n_battles,
-                           seed=args.seed)
+            m = measure(name, "planner", b, n_battles)
             results[name].append(m)
             print(f"{name}: planner vs {b} {m.pooled.score:.3f} in "
                   f"{time.perf_counter() - start:.0f} s", file=sys.stderr, flush=True)

@@ -113,6 +113,22 @@ class Match:
         return {"a": self.a, "b": self.b, "pooled": self.pooled.to_json(),
                 "seats": {str(s): t.to_json() for s, t in sorted(self.seats.items())}}
 
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Match:
+        seats = {int(s): SeatTally(t["wins"], t["draws"], t["losses"])
+                 for s, t in data["seats"].items()}
+        return cls(data["a"], data["b"], seats)
+
+    @property
+    def per_seat(self) -> int:
+        """Seeds played on each seat."""
+        return min((t.games for t in self.seats.values()), default=0)
+
+    def extend(self, more: Match) -> Match:
+        """This match and ``more`` (the following seeds) as one."""
+        seats = {s: self.seats.get(s, SeatTally()).add(t) for s, t in more.seats.items()}
+        return Match(self.a, self.b, seats)
+
 
 def play_match(
     scenario: Scenario, a: str, b: str, *, battles: int, seed: int = 0,
