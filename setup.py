@@ -35,6 +35,8 @@ setup(
     packages=[*find_packages(include=["vtm_sim*", "envs*", "agents*"]), "vtm_sim.configs"],
     # The configs ship inside the package, so an installed (not editable) copy finds them.
     package_dir={"vtm_sim.configs": "configs"},
-    package_data={"vtm_sim": ["py.typed"], "vtm_sim.configs": ["*.yaml", "*/*.yaml"]},
+    package_data={"vtm_sim": ["py.typed"], "vtm_sim.configs": ["*.yaml", "*/*.yaml"],
+                  # trained policies shipped by name (trained:NAME, agents/registered.py)
+                  "agents": ["policies/*.npz", "policies/*.md"]},
     ext_modules=ext_modules(),
 )

@@ -159,7 +159,8 @@ class VtmEnv(gym.Env[ObsType, np.int64]):
         self.turn_limit = turn_limit
         self.render_mode = render_mode
         self.obs_version = OBS_VERSION
-        self._factories = opponent_factories(opponents, [i for i in range(n) if i != agent_id])
+        self._factories = opponent_factories(
+            opponents, [i for i in range(n) if i != agent_id], self.scenario)
 
     @property
     def battle(self) -> Battle | None:

@@ -7,9 +7,10 @@ An opponent is given as any of:
 - a policy class, instantiated at every reset: with a generator derived
   from the env's ``np_random`` if its constructor takes an argument
   (``RandomPolicy``), else with none (``NearestEnemyPolicy``);
-- a name: ``"nearest"`` (:class:`~vtm_sim.policy.NearestEnemyPolicy`),
-  ``"tactician"`` (:class:`~vtm_sim.tactics.TacticianPolicy`, by exact odds) or
-  ``"random"`` (:class:`~vtm_sim.policy.RandomPolicy`, env-seeded);
+- a name of :mod:`vtm_sim.registry` (``vtm-sim policies``): ``"nearest"``
+  (:class:`~vtm_sim.policy.NearestEnemyPolicy`), ``"tactician"`` (by exact
+  odds), ``"random"`` (env-seeded), ``"planner"``, ``"brawler"``, a tactic
+  such as ``"gunman"``, a ladder rung ``"ladder:3"``, ``"model:PATH"``, ...;
 - a dict combatant id -> any of the above (ids not in it get ``"nearest"``).
 
 Give a class or a name, not an instance, for a random policy whose dice
@@ -20,34 +21,24 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable, Iterable, Mapping
-from typing import Protocol
 
 import numpy as np
 
+from vtm_sim import registry
 from vtm_sim.battle import Battle
 from vtm_sim.choices import Choice, Decision
-from vtm_sim.policy import NearestEnemyPolicy, RandomPolicy
-from vtm_sim.tactics import TacticianPolicy
+from vtm_sim.errors import ConfigError
+from vtm_sim.scenario import Scenario
+from vtm_sim.simulate import Policy
 
-__all__ = ["NAMED_POLICIES", "OpponentSpec", "PolicyFn", "build_policies", "opponent_factories"]
+__all__ = ["OpponentSpec", "PolicyFn", "build_policies", "opponent_factories"]
 
 PolicyFn = Callable[[Battle, Decision], Choice]
 
-
-class ChoosingPolicy(Protocol):
-    def choose(self, battle: Battle, decision: Decision) -> Choice: ...
-
-
-OneOpponent = str | type | ChoosingPolicy | PolicyFn
+OneOpponent = str | type | Policy | PolicyFn
 OpponentSpec = OneOpponent | Mapping[int, OneOpponent] | None
 # A factory gets a maker of its episode's generator: it is derived only when wanted.
 Factory = Callable[[Callable[[], np.random.Generator]], PolicyFn]
-
-NAMED_POLICIES: dict[str, type] = {
-    "nearest": NearestEnemyPolicy,
-    "random": RandomPolicy,
-    "tactician": TacticianPolicy,
-}
 
 
 def _wants_rng(cls: type) -> bool:
@@ -63,7 +54,7 @@ def _wants_rng(cls: type) -> bool:
 
 
 def _as_fn(obj: object) -> PolicyFn:
-    choose = getattr(obj, "choose", None)  # a ChoosingPolicy (checked by attribute: cheap)
+    choose = getattr(obj, "choose", None)  # a Policy (checked by attribute: cheap)
     if callable(choose):
         fn_: PolicyFn = choose
         return fn_
@@ -73,13 +64,13 @@ def _as_fn(obj: object) -> PolicyFn:
     raise TypeError(f"opponent {obj!r}: expected a policy with choose(battle, decision)")
 
 
-def _factory(spec: OneOpponent) -> Factory:
+def _factory(spec: OneOpponent, cid: int, scenario: Scenario) -> Factory:
     if isinstance(spec, str):
-        if spec not in NAMED_POLICIES:
-            raise ValueError(
-                f"opponent {spec!r}: unknown (expected one of {', '.join(NAMED_POLICIES)})"
-            )
-        spec = NAMED_POLICIES[spec]
+        try:
+            make = registry.maker(spec, scenario)
+        except ConfigError as exc:
+            raise ConfigError(f"opponents: {exc}") from None
+        return lambda rng: _as_fn(make(rng(), cid))
     if isinstance(spec, type):
         cls = spec
         if _wants_rng(cls):
@@ -89,15 +80,15 @@ def _factory(spec: OneOpponent) -> Factory:
     return lambda _rng: fn
 
 
-def opponent_factories(spec: OpponentSpec, ids: Iterable[int]) -> dict[int, Factory]:
+def opponent_factories(
+    spec: OpponentSpec, ids: Iterable[int], scenario: Scenario
+) -> dict[int, Factory]:
     """One policy factory per combatant id in ``ids`` (checked now, built at reset)."""
     if spec is None:
         spec = "nearest"
     if isinstance(spec, Mapping):
-        default = _factory("nearest")
-        return {i: _factory(spec[i]) if i in spec else default for i in ids}
-    f = _factory(spec)
-    return dict.fromkeys(ids, f)
+        return {i: _factory(spec.get(i, "nearest"), i, scenario) for i in ids}
+    return {i: _factory(spec, i, scenario) for i in ids}
 
 
 def build_policies(

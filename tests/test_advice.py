@@ -262,7 +262,7 @@ def test_export_behaviors_prints_a_card_and_is_deterministic(tmp_path: Path) -> 
     [
         (["export-behaviors", "duel", "--npc", "Nobody", "--policy", "nearest"], "Nobody"),
         (["export-behaviors", "duel", "--npc", "Knife Fighter", "--policy", "smart"],
-         "'smart' is unknown"),
+         "unknown policy 'smart'"),
         (["export-behaviors", "nowhere", "--npc", "X"], "unknown"),
     ],
 )

@@ -20,7 +20,6 @@ def run(*args: str) -> tuple[int, list[str]]:
     ("args", "needle"),
     [
         (["fight", "duel", "--distance", "-5"], "'--distance'"),
-        (["fight", "duel", "--policy", "smart"], "'smart' is not one of"),
         (["roll", "-5"], "No such option '-5'"),
         (["roll", "500"], "500 is not in the range"),
         (["card", "--attacker", "configs/characters/brawler.yaml"], "Missing option '--against'"),

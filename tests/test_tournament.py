@@ -103,7 +103,8 @@ def test_records_are_the_same_in_any_order() -> None:
 
 def test_unknown_policy_is_a_config_error() -> None:
     sc = load_scenario("duel")
-    with pytest.raises(ConfigError, match=r"--policies: 'genius' is unknown.*brawler or model"):
+    with pytest.raises(ConfigError,
+                       match=r"--policies: unknown policy 'genius' \(expected one of nearest"):
         play_all(Setup(("duel",), ("nearest", "genius"), 1, 0), [sc], policy_maker)
 
 

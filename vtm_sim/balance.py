@@ -23,11 +23,11 @@ from typing import Any
 
 import numpy as np
 
+from vtm_sim import registry
 from vtm_sim.errors import ConfigError
 from vtm_sim.regression import UPDATE_HINT, MatchupSpec, SuiteSpec
 from vtm_sim.scenario import load_scenario
 from vtm_sim.simulate import play
-from vtm_sim.tournament import POLICIES
 
 BALANCE_FILE = "balance.json"
 CONFIDENCE = 0.95  # of the intervals reported beside each rate
@@ -85,15 +85,17 @@ def play_matchup(m: MatchupSpec, progress: Callable[[int], None] | None = None) 
     if a_side not in sides:
         raise ConfigError(f"balance: {matchup_id(m)}: {scenario.name} has no side {a_side} "
                           f"(sides {sides})")
+    makers = {}
     for name in (m.a, m.b):
-        if name not in POLICIES:
-            raise ConfigError(f"balance: {matchup_id(m)}: policy {name!r} is unknown "
-                              f"(expected one of {', '.join(POLICIES)})")
+        try:
+            makers[name] = registry.maker(name, scenario)
+        except ConfigError as exc:
+            raise ConfigError(f"balance: {matchup_id(m)}: {exc}") from None
     wins = draws = losses = 0
     for k in range(m.battles):
         seed = m.seed + k
         rng = np.random.default_rng([seed, 7])
-        pols = [POLICIES[m.a if f.side == a_side else m.b](rng, i)
+        pols = [makers[m.a if f.side == a_side else m.b](rng, i)
                 for i, f in enumerate(scenario.fighters)]
         battle = play(scenario.battle(seed=seed), pols)
         if battle.winner is None:

@@ -14,7 +14,7 @@ is what JSON and YAML exports hold. Deterministic for a seed.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -24,10 +24,8 @@ from vtm_sim.battle import Battle
 from vtm_sim.choices import Action, ActionKind, Decision, DecisionKind
 from vtm_sim.combatant import Combatant
 from vtm_sim.events import EventKind
+from vtm_sim.registry import PolicyMaker
 from vtm_sim.scenario import Scenario
-from vtm_sim.simulate import Policy
-
-PolicyMaker = Callable[[np.random.Generator, int], Policy]
 
 # wound bands (DMG-7 level names)
 BANDS = {"unhurt": "unhurt", "bruised": "unhurt", "hurt": "hurt", "injured": "hurt",

@@ -29,6 +29,7 @@ from typing import Any, Literal
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
+from vtm_sim import registry
 from vtm_sim.battle import Battle
 from vtm_sim.config import load_yaml, validate
 from vtm_sim.errors import ConfigError
@@ -38,7 +39,6 @@ from vtm_sim.narration import plural
 from vtm_sim.rules import PROFILES, RuleSet, load_rules
 from vtm_sim.scenario import Scenario, list_scenarios, load_scenario, rules_conflict
 from vtm_sim.simulate import play
-from vtm_sim.tournament import POLICIES
 
 SUITE_FILE = "suite.yaml"
 BATTLES_FILE = "battles.jsonl"
@@ -196,9 +196,9 @@ def load_suite(folder: Path) -> SuiteSpec:
         raise ConfigError(f"--suite: {folder}: no such folder")
     spec = validate(SuiteSpec, load_yaml(folder / SUITE_FILE), folder / SUITE_FILE)
     for policy in [*spec.battles, spec.keep_log.policy]:
-        if policy not in POLICIES:
+        if policy not in registry.names():
             raise ConfigError(f"{folder / SUITE_FILE}: battles: policy {policy!r} is unknown "
-                              f"(expected one of {', '.join(POLICIES)})")
+                              f"(expected one of {', '.join(registry.names())})")
     return spec
 
 
@@ -221,7 +221,7 @@ def cases(spec: SuiteSpec, scenario: Scenario, rules: RuleSet) -> list[Case]:
 def play_case(scenario: Scenario, case: Case) -> Played:
     """One battle: ``case.policy`` on every seat, dice and policies seeded by ``case.seed``."""
     rng = np.random.default_rng([case.seed, 7])  # the policies' generator, as in tournaments
-    maker = POLICIES[case.policy]
+    maker = registry.maker(case.policy, scenario)
     battle = play(scenario.battle(seed=case.seed),
                   [maker(rng, i) for i in range(len(scenario.fighters))])
     return Played(case, outcome_of(case, scenario, battle), battle.log)

@@ -23,26 +23,13 @@ import numpy as np
 
 from vtm_sim.errors import ConfigError
 from vtm_sim.events.damage import DamageEvent
-from vtm_sim.planner import PlannerPolicy
-from vtm_sim.policy import NearestEnemyPolicy, RandomPolicy
+from vtm_sim.registry import PolicyMaker
 from vtm_sim.scenario import Scenario
-from vtm_sim.simulate import Policy, play
-from vtm_sim.tactics import TacticianPolicy
+from vtm_sim.simulate import play
 
 PLANNER_ROLLOUTS = 64  # the planner's rollouts a decision wherever it is named
 CHUNK = 20  # battles a worker plays per task: small enough that a kill loses little
 
-# A policy for one combatant (its id), with a generator of its own.
-PolicyMaker = Callable[[np.random.Generator, int], Policy]
-# The engine's own policies by name (vtm_sim.cli.tournaments.policy_maker, the one
-# resolver of names, adds agents from ``agents``).
-POLICIES: dict[str, PolicyMaker] = {
-    "nearest": lambda _rng, _cid: NearestEnemyPolicy(),
-    "tactician": lambda _rng, _cid: TacticianPolicy(),
-    "random": lambda rng, _cid: RandomPolicy(rng),
-    # rollouts from clones (vtm_sim.planner), at a budget a tournament can afford
-    "planner": lambda rng, _cid: PlannerPolicy(PLANNER_ROLLOUTS, seed=int(rng.integers(2**31))),
-}
 
 # Turns a policy name into a maker for one scenario; raises ConfigError for an unknown name.
 Resolver = Callable[[str, Scenario], PolicyMaker]

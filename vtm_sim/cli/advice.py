@@ -6,8 +6,10 @@ import json
 from collections.abc import Callable
 
 import click
+import numpy as np
 import yaml
 
+from vtm_sim import registry
 from vtm_sim.advice import Advice, advise, find_combatant
 from vtm_sim.battle import Battle
 from vtm_sim.choices import DecisionKind
@@ -16,14 +18,19 @@ from vtm_sim.errors import ConfigError
 from vtm_sim.policy import NearestEnemyPolicy
 from vtm_sim.scenario import load_scenario
 from vtm_sim.simulate import Policy
-from vtm_sim.tactics import TacticianPolicy
 
-PLAYOUTS: dict[str, Callable[[int], Policy]] = {
-    # the planner judges options by rollouts played on by the nearest policy (cheap)
-    "planner": lambda _cid: NearestEnemyPolicy(),
-    "nearest": lambda _cid: NearestEnemyPolicy(),
-    "tactician": lambda _cid: TacticianPolicy(),
-}
+
+def _playout(name: str, battle: Battle, seed: int) -> Callable[[int], Policy]:
+    """Who plays on in the simulated fights: ``planner`` means the planner's own cheap
+    playouts (nearest); any other name of the registry plays itself."""
+    if name == "planner":
+        return lambda _cid: NearestEnemyPolicy()
+    try:
+        make = registry.maker(name, registry.scenario_of(battle))
+    except ConfigError as exc:
+        raise ConfigError(f"--policy: {exc}") from None
+    rng = np.random.default_rng([seed, 7])
+    return lambda cid: make(rng, cid)
 
 
 def _fmt(p: float | None, pct: bool = True) -> str:
@@ -36,10 +43,10 @@ def _fmt(p: float | None, pct: bool = True) -> str:
 @click.argument("source", metavar="SCENARIO|STATE")
 @click.option("--npc", required=True, metavar="NAME",
               help="The combatant to advise (its name; Name#2 where names repeat).")
-@click.option("--policy", "policy_name", type=click.Choice(sorted(PLAYOUTS)), default="planner",
-              show_default=True,
+@click.option("--policy", "policy_name", default="planner", show_default=True, metavar="NAME",
               help="Who plays on in the simulated fights (and decides for the others until "
-              "the NPC is asked): the planner's cheap playouts, nearest or tactician.")
+              "the NPC is asked): the planner's cheap playouts, or any policy name "
+              "(`vtm-sim policies`).")
 @click.option("--rollouts", type=click.IntRange(10, 100000), default=500, show_default=True,
               metavar="N", help="Simulated fights per option at first (more go to close calls).")
 @click.option("--seed", type=int, default=0, metavar="N",
@@ -68,7 +75,7 @@ def suggest_cmd(source: str, npc: str, policy_name: str, rollouts: int, seed: in
         else:
             battle = load_scenario(source).battle(seed=seed)
         who = find_combatant(battle, npc)
-        playout = PLAYOUTS[policy_name]
+        playout = _playout(policy_name, battle, seed)
         advice = advise(battle, who, playout=playout, policy_name=policy_name,
                         rollouts=rollouts, seed=seed,
                         kind=None if kind is None else DecisionKind(kind))
@@ -104,8 +111,8 @@ def _lines(a: Advice) -> list[str]:
 @click.argument("scenario_name", metavar="SCENARIO")
 @click.option("--npc", required=True, metavar="NAME", help="The combatant to describe.")
 @click.option("--policy", "policy_name", default="tactician", show_default=True,
-              metavar="NAME", help="How the NPC plays: nearest, tactician, planner, random, "
-              "brawler or model:PATH.")
+              metavar="NAME", help="How the NPC plays: any policy name (`vtm-sim policies`), "
+              "e.g. nearest, tactician, planner, gunman, ladder:2 or model:PATH.")
 @click.option("--others", "others_name", default="nearest", show_default=True, metavar="NAME",
               help="How everyone else plays.")
 @click.option("--battles", type=click.IntRange(1, 100000), default=200, show_default=True,
@@ -123,16 +130,16 @@ def export_behaviors_cmd(scenario_name: str, npc: str, policy_name: str, others_
     the enemy's state) what it does, how often, and how well that worked.
     """
     from vtm_sim.behaviors import card_markdown, learn
-    from vtm_sim.cli.battles import _agent_makers, _write
-    from vtm_sim.tournament import POLICIES
+    from vtm_sim.cli.battles import _write
 
     with user_errors():
         scenario = load_scenario(scenario_name)
-        makers = {**POLICIES, **_agent_makers([policy_name, others_name], scenario)}
+        makers = {}
         for option, name in (("--policy", policy_name), ("--others", others_name)):
-            if name not in makers:
-                raise ConfigError(f"{option}: {name!r} is unknown (expected one of "
-                                  f"{', '.join(sorted(makers))} or model:PATH)")
+            try:
+                makers[name] = registry.maker(name, scenario)
+            except ConfigError as exc:
+                raise ConfigError(f"{option}: {exc}") from None
         who = find_combatant(scenario.battle(seed=seed), npc)
         card = learn(scenario, who, makers[policy_name], policy_name=policy_name,
                      others=makers[others_name], battles=battles, seed=seed,

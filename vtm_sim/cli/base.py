@@ -158,6 +158,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "export-behaviors": ("vtm_sim.cli.advice:export_behaviors_cmd",
                          "A tactic card for one NPC, learned from battles."),
     "fight": ("vtm_sim.cli.battles:fight_cmd", "Run a seeded battle with a policy on every side."),
+    "ladder": ("vtm_sim.cli.ladder:ladder_cmd", "Measure the difficulty ladder's rungs."),
+    "policies": ("vtm_sim.cli.ladder:policies_cmd", "Every policy name and how it plays."),
     "jump": ("vtm_sim.cli.rolls:jump_cmd", "MOVE-3: how far a character jumps."),
     "pursuit": ("vtm_sim.cli.rolls:pursuit_cmd", "MOVE-4: a chase, turn by turn."),
     "regress": ("vtm_sim.cli.regress:regress_cmd", "Replay the golden battles and balance checks."),

@@ -5,12 +5,13 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 import click
 import numpy as np
 import yaml
 
+from vtm_sim import registry
 from vtm_sim.battle import Battle, Fighter
 from vtm_sim.cli.base import (
     RULES_HELP,
@@ -24,16 +25,13 @@ from vtm_sim.cli.base import (
 from vtm_sim.errors import ConfigError, LogFormatError, VtmSimError
 from vtm_sim.events import EventLog
 from vtm_sim.narration import narrate, plural
-from vtm_sim.policy import NearestEnemyPolicy
 from vtm_sim.replay import replay as replay_log
 from vtm_sim.rules import load_rules
-from vtm_sim.scenario import Scenario, list_scenarios, load_scenario
+from vtm_sim.scenario import list_scenarios, load_scenario
 from vtm_sim.simulate import Policy
 from vtm_sim.stats import load_stat_block
 from vtm_sim.story import tell as story
 from vtm_sim.tables import load_tables
-from vtm_sim.tactics import TacticianPolicy
-from vtm_sim.tournament import PolicyMaker
 
 
 @main.command("fight")
@@ -82,9 +80,9 @@ from vtm_sim.tournament import PolicyMaker
     help=RULES_HELP + " Default v20, or the scenario's.",
 )
 @click.option(
-    "--policy", "policy_name", type=click.Choice(["nearest", "tactician"]), default="nearest",
-    show_default=True,
-    help="How every combatant decides: rules of thumb, or the best attack by exact odds.",
+    "--policy", "policy_name", default="nearest", show_default=True, metavar="NAME",
+    help="How every combatant decides: any policy name (`vtm-sim policies`), e.g. nearest "
+    "(rules of thumb), tactician (exact odds), gunman, ladder:3 or model:PATH.",
 )
 @click.option(
     "--state", "state_file", type=click.Path(dir_okay=False), default=None, metavar="FILE",
@@ -155,7 +153,8 @@ def fight_cmd(
                 seed=0 if seed is None else seed, rules=load_rules(rules_name or "v20"),
                 turn_limit=turns or 20,
             )
-        play_until(battle, _policies(policy_name, len(battle.combatants)), stop_after)
+        play_until(battle, _policies(policy_name, battle, 0 if seed is None else seed),
+                   stop_after)
     stopped = battle.pending is not None
     if save_file is not None:
         _write(save_file, "--save-state", json.dumps(battle.to_state(), separators=(",", ":"))
@@ -265,46 +264,14 @@ def _report(battle: Battle, *, tell: str | None, as_json: bool, stopped: bool,
         click.echo(f"State saved to {saved} (continue it with `vtm-sim fight --state {saved}`).")
 
 
-def _policies(name: str, n: int) -> list[Policy]:
-    if name == "tactician":
-        return [TacticianPolicy() for _ in range(n)]
-    return [NearestEnemyPolicy() for _ in range(n)]
-
-
-def _agent_makers(names: list[str], scenario: Scenario) -> dict[str, PolicyMaker]:
-    """Scripted and learned env agents as battle policies (imports envs only if asked)."""
-    makers: dict[str, PolicyMaker] = {}
-    wanted = [n for n in names if n == "brawler" or n.startswith("model:")]
-    if not wanted:
-        return makers
-    from agents.adapter import AgentPolicy
-    from agents.scripted import BrawlerAgent
-
-    def brawler(_rng: np.random.Generator, cid: int) -> Policy:
-        return AgentPolicy(lambda catalog, encoder: BrawlerAgent(catalog, encoder, cid), scenario)
-
-    for name in wanted:
-        if name == "brawler":
-            makers[name] = brawler
-        else:
-            makers[name] = _learned_maker(name.removeprefix("model:"), scenario)
-    return makers
-
-
-def _learned_maker(path: str, scenario: Scenario) -> PolicyMaker:
-    from agents.adapter import AgentPolicy
-    from agents.learned import load_agent
-
+def _policies(name: str, battle: Battle, seed: int) -> list[Policy]:
+    """One policy of ``name`` per combatant, from a generator of the battle's seed."""
     try:
-        agent = load_agent(path)
-    except (OSError, ValueError, ImportError) as exc:
-        raise ConfigError(f"--policies: {path}: cannot load the model ({exc})") from None
-    mode: Literal["flat", "dict"] = "dict" if agent.info.obs_mode == "dict" else "flat"
-
-    def make(_rng: np.random.Generator, _cid: int) -> Policy:
-        return AgentPolicy(agent, scenario, obs_mode=mode)
-
-    return make
+        make = registry.maker(name, registry.scenario_of(battle))
+    except ConfigError as exc:
+        raise ConfigError(f"--policy: {exc}") from None
+    rng = np.random.default_rng([seed, 7])
+    return [make(rng, c.id) for c in battle.combatants]
 
 
 @main.command("scenarios")

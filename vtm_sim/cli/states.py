@@ -10,19 +10,20 @@ from pydantic import BaseModel
 from vtm_sim.cli.base import _dump, main, user_errors
 from vtm_sim.combatant import Combatant
 from vtm_sim.narration import plural
+from vtm_sim.playbook import Tactic
 from vtm_sim.scenario import ScenarioSpec
 from vtm_sim.standing import LoadedState, StateSpec, labels, read_state
 from vtm_sim.stats import StatBlockSpec
 
 SCHEMAS: dict[str, type[BaseModel]] = {
-    "state": StateSpec, "scenario": ScenarioSpec, "sheet": StatBlockSpec,
+    "state": StateSpec, "scenario": ScenarioSpec, "sheet": StatBlockSpec, "tactic": Tactic,
 }
 
 
 @main.command("schema")
 @click.argument("what", type=click.Choice(sorted(SCHEMAS)))
 def schema_cmd(what: str) -> None:
-    """Print the JSON Schema of a state file, a scenario or a stat block."""
+    """Print the JSON Schema of a state file, a scenario, a stat block or a tactic."""
     click.echo(_dump(SCHEMAS[what].model_json_schema()))
 
 

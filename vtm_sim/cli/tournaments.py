@@ -18,8 +18,8 @@ import click
 from vtm_sim.cli.base import _dump, _fail, main, user_errors
 
 if TYPE_CHECKING:
+    from vtm_sim.registry import PolicyMaker
     from vtm_sim.scenario import Scenario
-    from vtm_sim.tournament import PolicyMaker
 
 DEFAULT_SCENARIO = "duel"
 DEFAULT_POLICIES = "nearest,tactician,random"
@@ -28,21 +28,18 @@ DEFAULT_POLICIES = "nearest,tactician,random"
 def policy_maker(name: str, scenario: Scenario) -> PolicyMaker:
     """The one place a tournament turns a policy name into a policy maker.
 
-    The engine's policies (vtm_sim.tournament.POLICIES), the scripted env agent
-    ``brawler`` and ``model:PATH`` (a saved trained agent). Workers call it by
-    name with the scenario, so nothing unpicklable crosses a process.
+    Names resolve in the project's registry (:func:`vtm_sim.registry.maker`: engine
+    policies, tactics, ladder rungs, agents, ``model:PATH``, ``trained:NAME``).
+    Workers call this module-level function by name with the scenario, so nothing
+    unpicklable crosses a process.
     """
-    from vtm_sim.cli.battles import _agent_makers
+    from vtm_sim import registry
     from vtm_sim.errors import ConfigError
-    from vtm_sim.tournament import POLICIES
 
-    if name in POLICIES:
-        return POLICIES[name]
-    makers = _agent_makers([name], scenario)
-    if name in makers:
-        return makers[name]
-    raise ConfigError(f"--policies: {name!r} is unknown (expected one of "
-                      f"{', '.join(POLICIES)}, brawler or model:PATH)")
+    try:
+        return registry.maker(name, scenario)
+    except ConfigError as exc:
+        raise ConfigError(f"--policies: {exc}") from None
 
 
 @main.command("tournament")

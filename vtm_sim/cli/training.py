@@ -40,28 +40,16 @@ def _names(text: str, option: str) -> list[str]:
 
 
 def policy_makers(names: list[str], scenario: Scenario, option: str) -> dict[str, PolicyMaker]:
-    """Battle-policy makers for policy names (the registry's names once it exists)."""
-    try:
-        from vtm_sim import registry
-    except ImportError:
-        registry = None
-    if registry is not None:
-        out: dict[str, PolicyMaker] = {}
-        for n in names:
-            try:
-                out[n] = registry.maker(n, scenario)
-            except ConfigError as exc:
-                raise ConfigError(f"{option}: {exc}") from None
-        return out
-    from vtm_sim.cli.battles import _agent_makers
-    from vtm_sim.tournament import POLICIES
+    """Battle-policy makers for policy names, from the one registry (vtm_sim.registry)."""
+    from vtm_sim import registry
 
-    known: dict[str, PolicyMaker] = {**POLICIES, **_agent_makers(names, scenario)}
+    out: dict[str, PolicyMaker] = {}
     for n in names:
-        if n not in known:
-            raise ConfigError(f"{option}: {n!r} is unknown (expected one of "
-                              f"{', '.join(sorted(known))}, brawler or model:PATH)")
-    return {n: known[n] for n in names}
+        try:
+            out[n] = registry.maker(n, scenario)
+        except ConfigError as exc:
+            raise ConfigError(f"{option}: {exc}") from None
+    return out
 
 
 def _scenario_of(env_id: str) -> Scenario:

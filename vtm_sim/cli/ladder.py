@@ -1,0 +1,61 @@
+"""Policies by name and the difficulty ladder: ``vtm-sim policies``, ``vtm-sim ladder``."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from vtm_sim import registry
+from vtm_sim.cli.base import _dump, main, user_errors
+from vtm_sim.ladder import round_robin, rungs, table_lines, to_json
+from vtm_sim.scenario import load_scenario
+
+
+@main.command("policies")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+def policies_cmd(as_json: bool) -> None:
+    """Every policy name a command or an env's opponents= accepts, and how it plays."""
+    with user_errors():
+        rows = [{"name": n, "plays": registry.describe(n)} for n in registry.names()]
+    if as_json:
+        click.echo(_dump(rows))
+        return
+    width = max(len(r["name"]) for r in rows)
+    for r in rows:
+        click.echo(f"{r['name']:<{width}}  {r['plays']}")
+
+
+@main.command("ladder")
+@click.argument("scenario_name", metavar="SCENARIO")
+@click.option("--battles", type=click.IntRange(1, 100000), default=1000, show_default=True,
+              metavar="N", help="Seeded battles a seat for every pair of rungs.")
+@click.option("--planner-battles", type=click.IntRange(0, 100000), default=20,
+              show_default=True, metavar="N",
+              help="Seeded battles a seat for the pairs with the planner (slow); 0 leaves "
+              "them out.")
+@click.option("--seed", type=int, default=0, metavar="S", help="First seed (default 0).")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+def ladder_cmd(scenario_name: str, battles: int, planner_battles: int, seed: int,
+               as_json: bool) -> None:
+    """Re-measure the difficulty ladder: every pair of rungs, both seats, same seeds."""
+    with user_errors():
+        scenario = load_scenario(scenario_name)
+        names = list(rungs())
+        if planner_battles == 0:
+            names = [n for n in names if n != "planner"]
+
+        def count(a: str, b: str) -> int:
+            return planner_battles if "planner" in (a, b) else battles
+
+        sides = len({f.side for f in scenario.fighters})
+        total = sum(count(a, b) for i, a in enumerate(names) for b in names[i + 1:]) * sides
+        with click.progressbar(length=total, label="battles", file=sys.stderr,
+                               show_pos=True) as bar:
+            matches = round_robin(scenario, names, battles=battles, seed=seed,
+                                  battles_for=count, progress=bar.update)
+    if as_json:
+        click.echo(_dump(to_json(scenario, matches, names, seed)))
+        return
+    for line in table_lines(scenario, matches, names):
+        click.echo(line)

@@ -1,0 +1,223 @@
+"""The difficulty ladder: NPC opponents from weakest (``ladder:1``) to strongest.
+
+The rungs are policy names in ``configs/ladder.yaml``, weakest first. Each is
+measured (:func:`round_robin`, ``vtm-sim ladder``, ``experiments/ladder.py``)
+to beat the rung below with a score (wins plus half the draws) of at least
+:data:`MIN_EDGE` over seeded battles in the duel and gunfight scenarios. A
+match plays every seed with each policy on each seat (side), so seats are
+reported separately as well as pooled, and both policies face the same dice.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from functools import cache
+from typing import Any
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict, Field
+
+from vtm_sim.config import config_dir, load_yaml, validate
+from vtm_sim.errors import ConfigError
+from vtm_sim.scenario import Scenario
+from vtm_sim.simulate import play
+
+__all__ = ["MIN_EDGE", "Match", "SeatTally", "round_robin", "rung_name", "rungs"]
+
+MIN_EDGE = 0.55  # the score each rung must reach against the rung below
+
+
+class LadderSpec(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    rungs: list[str] = Field(min_length=2, description="Policy names, weakest first.")
+
+
+@cache
+def rungs() -> tuple[str, ...]:
+    """The ladder's policy names, weakest first (``configs/ladder.yaml``)."""
+    path = config_dir() / "ladder.yaml"
+    spec = validate(LadderSpec, load_yaml(path), path)
+    if any(r.startswith("ladder:") for r in spec.rungs):
+        raise ConfigError(f"{path}: rungs: a rung cannot be another rung")
+    return tuple(spec.rungs)
+
+
+def rung_name(arg: str) -> str:
+    """The policy name of rung ``arg`` (``"1"`` is the weakest)."""
+    top = len(rungs())
+    if not arg.isdigit() or not 1 <= int(arg) <= top:
+        raise ConfigError(
+            f"policy 'ladder:{arg}': no such rung (expected ladder:1 to ladder:{top})")
+    return rungs()[int(arg) - 1]
+
+
+@dataclass(slots=True)
+class SeatTally:
+    """Results of one policy on one seat: wins, draws, losses."""
+
+    wins: int = 0
+    draws: int = 0
+    losses: int = 0
+
+    @property
+    def games(self) -> int:
+        return self.wins + self.draws + self.losses
+
+    @property
+    def score(self) -> float:
+        return (self.wins + 0.5 * self.draws) / self.games if self.games else 0.0
+
+    def add(self, other: SeatTally) -> SeatTally:
+        return SeatTally(self.wins + other.wins, self.draws + other.draws,
+                         self.losses + other.losses)
+
+    def interval(self) -> tuple[float, float]:
+        """95% interval of the score: Student's t over battles scored 1, 1/2 or 0."""
+        n = self.games
+        if n < 2:
+            return 0.0, 1.0
+        from scipy import stats  # imported only when an interval is asked for
+
+        mean = self.score
+        second = (self.wins + 0.25 * self.draws) / n
+        var = max(0.0, second - mean * mean) * n / (n - 1)
+        half = float(stats.t.ppf(0.975, n - 1)) * math.sqrt(var / n)
+        return max(0.0, mean - half), min(1.0, mean + half)
+
+    def to_json(self) -> dict[str, Any]:
+        lo, hi = self.interval()
+        return {"games": self.games, "wins": self.wins, "draws": self.draws,
+                "losses": self.losses, "score": round(self.score, 4),
+                "ci95": [round(lo, 4), round(hi, 4)]}
+
+
+@dataclass(slots=True)
+class Match:
+    """Policy ``a`` against ``b``, every seed with ``a`` on each seat (scored for ``a``)."""
+
+    a: str
+    b: str
+    seats: dict[int, SeatTally] = field(default_factory=dict)  # a's side -> a's results
+
+    @property
+    def pooled(self) -> SeatTally:
+        total = SeatTally()
+        for t in self.seats.values():
+            total = total.add(t)
+        return total
+
+    def to_json(self) -> dict[str, Any]:
+        return {"a": self.a, "b": self.b, "pooled": self.pooled.to_json(),
+                "seats": {str(s): t.to_json() for s, t in sorted(self.seats.items())}}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Match:
+        seats = {int(s): SeatTally(t["wins"], t["draws"], t["losses"])
+                 for s, t in data["seats"].items()}
+        return cls(data["a"], data["b"], seats)
+
+    @property
+    def per_seat(self) -> int:
+        """Seeds played on each seat."""
+        return min((t.games for t in self.seats.values()), default=0)
+
+    def extend(self, more: Match) -> Match:
+        """This match and ``more`` (the following seeds) as one."""
+        seats = {s: self.seats.get(s, SeatTally()).add(t) for s, t in more.seats.items()}
+        return Match(self.a, self.b, seats)
+
+
+def play_match(
+    scenario: Scenario, a: str, b: str, *, battles: int, seed: int = 0,
+    progress: Callable[[int], None] | None = None,
+) -> Match:
+    """``battles`` seeded battles with ``a`` on each side in turn, ``b`` on every other."""
+    from vtm_sim.registry import maker
+
+    make_a, make_b = maker(a, scenario), maker(b, scenario)
+    match = Match(a, b)
+    for side in sorted({f.side for f in scenario.fighters}):
+        tally = SeatTally()
+        for k in range(battles):
+            s = seed + k
+            rng = np.random.default_rng([s, 7])
+            pols = [(make_a if f.side == side else make_b)(rng, i)
+                    for i, f in enumerate(scenario.fighters)]
+            battle = play(scenario.battle(seed=s), pols)
+            if battle.winner is None:
+                tally.draws += 1
+            elif battle.winner == side:
+                tally.wins += 1
+            else:
+                tally.losses += 1
+            if progress is not None:
+                progress(1)
+        match.seats[side] = tally
+    return match
+
+
+def round_robin(
+    scenario: Scenario, names: Sequence[str], *, battles: int, seed: int = 0,
+    battles_for: Callable[[str, str], int] | None = None,
+    progress: Callable[[int], None] | None = None,
+) -> list[Match]:
+    """Every pair of ``names`` (earlier against later), ``battles`` seeds a seat each;
+    ``battles_for(a, b)`` may give a pair fewer (an expensive policy)."""
+    out = []
+    for i, a in enumerate(names):
+        for b in names[i + 1:]:
+            n = battles if battles_for is None else battles_for(a, b)
+            out.append(play_match(scenario, b, a, battles=n, seed=seed, progress=progress))
+    return out
+
+
+def adjacent(matches: Sequence[Match], names: Sequence[str]) -> list[Match]:
+    """The matches of each rung against the one below it, bottom first."""
+    by_pair = {(m.a, m.b): m for m in matches}
+    return [by_pair[(names[k], names[k - 1])] for k in range(1, len(names))
+            if (names[k], names[k - 1]) in by_pair]
+
+
+def _cell(t: SeatTally) -> str:
+    lo, hi = t.interval()
+    return f"{t.score:.3f} ({lo:.3f}-{hi:.3f})"
+
+
+def table_lines(scenario: Scenario, matches: Sequence[Match], names: Sequence[str]) -> list[str]:
+    """The round robin as Markdown: the rungs, each pair by seat and pooled, the matrix."""
+    sides = sorted({f.side for f in scenario.fighters})
+    out = [f"### {scenario.name}: {scenario.title}", ""]
+    out += ["| rung | policy |", "|---|---|"]
+    out += [f"| ladder:{k} | {n} |" for k, n in enumerate(names, 1)]
+    out += ["", "Each row: the stronger (higher) rung's score against the lower one, wins plus "
+            "half the draws, with Student-t 95% intervals; a seat column is the higher rung "
+            "playing that side (" + ", ".join(f"{s} {scenario.side_name(s)}" for s in sides)
+            + ") on every seed.", ""]
+    head = "| higher | lower | battles | pooled score | " + " | ".join(
+        f"seat {s}" for s in sides) + " | beats the rung below by 0.55 |"
+    out += [head, "|" + "---|" * (5 + len(sides))]
+    near = {(m.a, m.b) for m in adjacent(matches, names)}
+    for m in sorted(matches, key=lambda m: (-names.index(m.a), -names.index(m.b))):
+        p = m.pooled
+        verdict = ("yes" if p.score >= MIN_EDGE else "**no**") if (m.a, m.b) in near else ""
+        seats = " | ".join(_cell(m.seats[s]) for s in sides)
+        out.append(f"| {m.a} | {m.b} | {p.games} | {_cell(p)} | {seats} | {verdict} |")
+    by_pair = {(m.a, m.b): m.pooled.score for m in matches}
+    by_pair.update({(m.b, m.a): 1 - m.pooled.score for m in matches})
+    out += ["", "Pooled score of the row policy against the column policy:", "",
+            "| | " + " | ".join(names) + " |", "|---|" + "---|" * len(names)]
+    for a in names:
+        cells = ["-" if a == b else (f"{by_pair[(a, b)]:.2f}" if (a, b) in by_pair else "")
+                 for b in names]
+        out.append(f"| {a} | " + " | ".join(cells) + " |")
+    return out
+
+
+def to_json(scenario: Scenario, matches: Sequence[Match], names: Sequence[str],
+            seed: int) -> dict[str, Any]:
+    return {"scenario": scenario.name, "seed": seed, "rungs": list(names),
+            "min_edge": MIN_EDGE, "matches": [m.to_json() for m in matches],
+            "adjacent_ok": all(m.pooled.score >= MIN_EDGE for m in adjacent(matches, names))}
