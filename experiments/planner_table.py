@@ -64,6 +64,8 @@ class Pairing:
 
     def ci95(self) -> tuple[float, float]:
         n = self.battles
+        if n == 0:
+            return 0.0, 1.0
         lo, hi = proportion_confint(self.score() * n, n, alpha=0.05, method="wilson")
         return float(lo), float(hi)
 

@@ -310,7 +310,8 @@ def _win_chances(battle: Battle, d: Decision, options: list[Choice],
     if workers > 1 and len(options) > 1:
         import multiprocessing
 
-        pool = multiprocessing.get_context("fork").Pool(workers)
+        if "fork" in multiprocessing.get_all_start_methods():  # else one process
+            pool = multiprocessing.get_context("fork").Pool(workers)
     try:
         def run(which: list[int], k: int) -> int:
             nonlocal spent
