@@ -1,15 +1,19 @@
 """Benchmark `suggest`: a full answer on the duel mid-fight, at 500 rollouts an option.
 
-Usage: python experiments/bench_suggest.py [--rollouts N] [--decision act|declare] [--json]
+Usage: python experiments/bench_suggest.py [--rollouts N] [--decision act|declare]
+       [--workers W] [--json]
 
 The duel (seed 3) is played by the nearest policy to the first decision of
 turn 2; the Knife Fighter's next ACT decision (or declaration) is then ranked
 with ``--rollouts`` simulated fights per option at first (the planner's
 playouts), as ``vtm-sim suggest`` does. Reports the wall time, the options,
 the rollouts in all, and a CartPole step measured in the same process as the
-reference. Run it with the interpreter of the build to measure (pure, or the
-``VTM_SIM_COMPILE=1`` build: ``experiments/bench_compiled.py --keep DIR``
-leaves one).
+reference, and the time relative to it (``cartpole_steps``: the answer's
+wall time in CartPole steps, which stays comparable on a busy machine). The
+rollouts are spread over ``--workers`` processes (default: every core this
+process may use, as ``suggest`` does). Run it with the interpreter of the
+build to measure (pure, or the ``VTM_SIM_COMPILE=1`` build:
+``experiments/bench_compiled.py --keep DIR`` leaves one).
 """
 
 from __future__ import annotations
@@ -26,7 +30,7 @@ except ImportError:  # a checkout that is not installed
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
     import vtm_sim
 
-from vtm_sim.advice import advise, find_combatant
+from vtm_sim.advice import advise, default_workers, find_combatant
 from vtm_sim.choices import DecisionKind
 from vtm_sim.policy import NearestEnemyPolicy
 from vtm_sim.scenario import load_scenario
@@ -36,6 +40,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--rollouts", type=int, default=500)
     ap.add_argument("--decision", choices=["act", "declare"], default="act")
+    ap.add_argument("--workers", type=int, default=None)
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
     b = load_scenario("duel").battle(seed=3)
@@ -45,7 +50,8 @@ def main() -> None:
     npc = find_combatant(b, "Knife Fighter")
     t0 = time.perf_counter()
     a = advise(b, npc, playout=lambda _c: NearestEnemyPolicy(), policy_name="planner",
-               rollouts=args.rollouts, seed=0, kind=DecisionKind(args.decision))
+               rollouts=args.rollouts, seed=0, kind=DecisionKind(args.decision),
+               workers=args.workers)
     secs = time.perf_counter() - t0
     import gymnasium as gym
 
@@ -59,8 +65,11 @@ def main() -> None:
     cart = (time.perf_counter() - t1) / 20000 * 1e6
     out = {"build": "compiled" if vtm_sim.compiled_modules() else "pure",
            "decision": a.decision.value, "options": len(a.options), "rollouts": a.rollouts,
+           "fewest_rollouts_an_option": min(o.value.rollouts for o in a.options),
+           "workers": default_workers() if args.workers is None else args.workers,
            "seconds": round(secs, 3), "rollouts_per_second": round(a.rollouts / secs),
-           "cartpole_step_us": round(cart, 2), "recommended": a.recommended.action}
+           "cartpole_step_us": round(cart, 2),
+           "cartpole_steps": round(secs / (cart * 1e-6)), "recommended": a.recommended.action}
     print(json.dumps(out, indent=1) if args.json else
           "\n".join(f"{k}: {v}" for k, v in out.items()))
 

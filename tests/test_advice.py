@@ -166,6 +166,20 @@ def test_every_suggested_option_is_legal_and_ranked(scenario: str, npc: str) -> 
                            for o in attacks)
 
 
+def test_the_answer_is_the_same_with_any_number_of_workers() -> None:
+    b = load_scenario("duel").battle(seed=2)
+    who = find_combatant(b, "Knife Fighter")
+
+    def ask(workers: int | None) -> list[tuple[str, int, float]]:
+        a = advise(b, who, playout=lambda _c: NearestEnemyPolicy(), policy_name="nearest",
+                   rollouts=30, seed=4, kind=DecisionKind.ACT, workers=workers)
+        return [(o.action, o.value.rollouts, o.value.wins) for o in a.options]
+
+    default = ask(None)  # every core this process may use
+    assert ask(1) == default == ask(3)
+    assert all(n >= 30 for _, n, _ in default)
+
+
 def _cli(*args: str) -> tuple[int, str]:
     r = CliRunner().invoke(main, list(args))
     return r.exit_code, r.output

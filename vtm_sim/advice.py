@@ -22,6 +22,7 @@ each legal option two ways:
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -229,11 +230,15 @@ def advise(
     policy_name: str,
     rollouts: int = 500,
     seed: int = 0,
-    budget_factor: float = 3.0,
+    budget_factor: float = 1.25,
     kind: DecisionKind | None = None,
+    workers: int | None = None,
 ) -> Advice:
     """Rank every legal option of ``npc``'s next decision (of ``kind``, when given),
-    leaving ``battle`` as it is."""
+    leaving ``battle`` as it is. ``rollouts`` an option at first, up to
+    ``budget_factor`` times as many in all while the best is not separated;
+    ``workers`` processes share them (default: every core this process may use),
+    with the same answer for any number."""
     b = battle.clone()
     others = [playout(c.id) for c in b.combatants]
     reach_npc(b, npc, others, kind)
@@ -244,7 +249,8 @@ def advise(
         raise ConfigError(f"--npc: {me.name} has no decision to make ({why})")
     options = list(d.options)
     exchanges = [exchange_of(b, o, others) if isinstance(o, Action) else None for o in options]
-    values = _win_chances(b, d, options, playout, rollouts, seed, budget_factor)
+    values = _win_chances(b, d, options, playout, rollouts, seed, budget_factor,
+                          default_workers() if workers is None else workers)
     rows = [
         OptionAdvice(o, describe(b, npc, o), ex, v, "")
         for o, ex, v in zip(options, exchanges, values, strict=True)
@@ -259,40 +265,86 @@ def advise(
                   seed, policy_name, tuple(situation_lines(b, npc)))
 
 
+# what the rollout workers read (set before they are forked, so nothing is pickled)
+_JOB: tuple[Battle, list[Choice], int, Callable[[int], Policy], np.ndarray] | None = None
+CHUNK = 50  # rollouts a worker plays before it reports
+
+
+def _batch(task: tuple[int, int, int]) -> tuple[int, int, float]:
+    """Rollouts ``start .. start + count - 1`` of option ``i``: (i, count, points)."""
+    i, start, count = task
+    assert _JOB is not None
+    battle, options, side, playout, seeds = _JOB
+    points = math.fsum(rollout(battle, options[i], side, int(seeds[k]), playout)
+                       for k in range(start, start + count))
+    return i, count, points
+
+
+def default_workers() -> int:
+    """The cores this process may use (rollouts are spread over them)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on Linux
+        return max(1, os.cpu_count() or 1)
+
+
 def _win_chances(battle: Battle, d: Decision, options: list[Choice],
                  playout: Callable[[int], Policy], n: int, seed: int,
-                 budget_factor: float) -> list[OptionValue]:
-    """Rollouts for every option, then more for those the best is not yet clear of."""
+                 budget_factor: float, workers: int) -> list[OptionValue]:
+    """``n`` rollouts for every option, then more for the best and those whose interval
+    still reaches it, until none does or ``budget_factor * n`` rollouts an option have
+    been spent in all (an option gets at most ``2 * budget_factor * n``).
+
+    Rollout ``k`` of every option uses seed ``k`` (common random numbers); the
+    rollouts are spread over ``workers`` forked processes, and as every rollout's
+    seed is fixed beforehand the answer is the same with any number of workers.
+    """
+    global _JOB
     side = battle.combatants[d.actor].side
-    seeds = np.random.default_rng(seed).integers(0, 2**63 - 1, size=int(n * budget_factor) + 1)
+    cap = max(n, int(2 * budget_factor * n))
+    seeds = np.random.default_rng(seed).integers(0, 2**63 - 1, size=cap)
     wins = [0.0] * len(options)
     runs = [0] * len(options)
-    budget = int(n * budget_factor) * len(options)
+    budget = max(n * len(options), int(budget_factor * n * len(options)))
     spent = 0
+    _JOB = (battle, options, side, playout, seeds)
+    pool = None
+    if workers > 1 and len(options) > 1:
+        import multiprocessing
 
-    def run(i: int, k: int) -> None:
-        nonlocal spent
-        for _ in range(k):
-            if runs[i] >= seeds.size:
-                return
-            wins[i] += rollout(battle, options[i], side, int(seeds[runs[i]]), playout)
-            runs[i] += 1
-            spent += 1
+        if "fork" in multiprocessing.get_all_start_methods():  # else one process
+            pool = multiprocessing.get_context("fork").Pool(workers)
+    try:
+        def run(which: list[int], k: int) -> int:
+            nonlocal spent
+            tasks: list[tuple[int, int, int]] = []
+            for i in which:
+                count = min(k, cap - runs[i], budget - spent - sum(t[2] for t in tasks))
+                step = max(CHUNK, -(-count // max(1, workers)))
+                for start in range(0, count, step):
+                    tasks.append((i, runs[i] + start, min(step, count - start)))
+            results = pool.map(_batch, tasks, chunksize=1) if pool else map(_batch, tasks)
+            done = 0
+            for i, count, points in results:
+                wins[i] += points
+                runs[i] += count
+                done += count
+            spent += done
+            return done
 
-    for i in range(len(options)):
-        run(i, n)
-    while spent < budget and len(options) > 1:
-        vals = [OptionValue(o, runs[i], wins[i]) for i, o in enumerate(options)]
-        best = max(range(len(options)), key=lambda i: (vals[i].p_win, -i))
-        lo = vals[best].ci95[0]
-        close = [i for i in range(len(options)) if i != best and vals[i].ci95[1] >= lo]
-        if not close:
-            break
-        before = spent
-        for i in [best, *close]:
-            run(i, max(1, n // 2))
-        if spent == before:
-            break
+        run(list(range(len(options))), n)
+        while spent < budget and len(options) > 1:
+            vals = [OptionValue(o, runs[i], wins[i]) for i, o in enumerate(options)]
+            best = max(range(len(options)), key=lambda i: (vals[i].p_win, -i))
+            lo = vals[best].ci95[0]
+            close = [i for i in range(len(options)) if i != best and vals[i].ci95[1] >= lo]
+            if not close or run([best, *close], max(1, n // 2)) == 0:
+                break
+    finally:
+        if pool is not None:
+            pool.close()
+            pool.join()
+        _JOB = None
     return [OptionValue(o, runs[i], wins[i]) for i, o in enumerate(options)]
 
 

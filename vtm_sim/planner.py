@@ -1,17 +1,28 @@
 """A search-based NPC: every option judged by how often the fight is won after it.
 
-At a decision with more than one legal option, the planner forks the battle
-(:meth:`~vtm_sim.battle.Battle.clone`) once per rollout, takes the option in
-the fork, and lets a cheap playout policy finish the fight with dice of its
+At a decision with more than one option worth weighing, the planner forks
+the battle (:meth:`~vtm_sim.battle.Battle.clone`) once per rollout, takes the
+option in the fork, and lets a cheap playout policy play on with dice of its
 own (never the battle's own dice stream: the planner cannot see the future).
-Rollout budgets are spent by sequential halving (Karnin, Koren and Somekh,
-2013): every option gets a share, the worse half is dropped, and the rest
-share the next round, so the budget goes where the choice is close. Rollout
-``k`` of every option uses the same dice seed (common random numbers), so two
-options are compared on the same luck.
+
+What keeps it cheap enough for thousand-battle tournaments:
+
+- **a prior and pruning**: the tactician's pick (exact odds) is the default;
+  only the options worth it are searched (:func:`candidates`: the tactician's
+  and nearest's picks, the best attacks by exact odds, every kind of
+  non-attack move, the declarations that differ in kind), and another option
+  replaces the prior only when the rollouts say it is better by ``margin``;
+- **sequential halving** (Karnin, Koren and Somekh, 2013): every candidate
+  gets a share of the budget, the worse half is dropped, the rest share the
+  next round, so the rollouts go where the choice is close;
+- **common random numbers**: rollout ``k`` of every option uses the same dice
+  seed, so two options are compared on the same luck;
+- **truncated rollouts**: a rollout stops ``horizon`` turn boundaries after
+  the decision and is scored by :func:`standing_value` (the sides' health
+  left), or exactly (1, 1/2, 0) when the fight ended before.
 
 The result of a rollout is 1 for a win of the deciding side, 1/2 for a draw
-(turn limit, or nobody left), 0 for a loss.
+(turn limit, or nobody left), 0 for a loss; a truncated one scores between.
 """
 
 from __future__ import annotations
@@ -57,17 +68,41 @@ class OptionValue:
         return max(0.0, centre - half), min(1.0, centre + half)
 
 
+def standing_value(battle: Battle, side: int) -> float:
+    """How well ``side`` stands in an unfinished fight, 0..1 (1/2: even): the share of
+    the health left (levels before Incapacitated, per combatant) that is its own."""
+    mine = theirs = 0.0
+    for c in battle.combatants:
+        left = (c.health.size - c.health.filled) / c.health.size if battle.able(c) else 0.0
+        if c.side == side:
+            mine += left
+        else:
+            theirs += left
+    total = mine + theirs
+    return 0.5 if total <= 0 else mine / total
+
+
 def rollout(battle: Battle, choice: Choice, side: int, seed: int,
-            playout: Callable[[int], Policy], max_decisions: int = 5000) -> float:
-    """Fork ``battle``, take ``choice``, play on with ``playout``; 1, 1/2 or 0 for ``side``."""
+            playout: Callable[[int], Policy], max_decisions: int = 5000,
+            horizon: int | None = None) -> float:
+    """Fork ``battle``, take ``choice``, play on with ``playout``; 1, 1/2 or 0 for ``side``.
+
+    With ``horizon``, stop once that many new turns have begun and score the
+    fork by :func:`standing_value` (unless it is already over).
+    """
     fork = battle.clone(dice=RngDice(np.random.default_rng(seed), batch=256))
     fork.choose(choice)
     policies = [playout(c.id) for c in fork.combatants]
+    last_turn = battle.turn + horizon if horizon is not None else battle.turn_limit + 1
     n = 0
     while fork.pending is not None and n < max_decisions:
+        if fork.turn > last_turn:
+            return standing_value(fork, side)
         d = fork.pending
         fork.choose(policies[d.actor].choose(fork, d))
         n += 1
+    if fork.pending is not None:
+        return standing_value(fork, side)
     if fork.winner is None:
         return 0.5
     return 1.0 if fork.winner == side else 0.0
@@ -82,6 +117,7 @@ def evaluate(
     playout: Callable[[int], Policy] | None = None,
     options: Sequence[Choice] | None = None,
     min_rollouts: int = 1,
+    horizon: int | None = None,
 ) -> list[OptionValue]:
     """Every option's win chance by rollouts, best first (sequential halving).
 
@@ -106,7 +142,8 @@ def evaluate(
         for i in alive:
             for _ in range(per):
                 k = runs[i]
-                wins[i] += rollout(battle, opts[i], side, int(seeds[k % seeds.size]), make)
+                wins[i] += rollout(battle, opts[i], side, int(seeds[k % seeds.size]), make,
+                                   horizon=horizon)
                 runs[i] += 1
                 spent += 1
         if r < rounds - 1 and len(alive) > 1:
@@ -128,32 +165,48 @@ KEPT_ACTIONS = frozenset({
     ActionKind.GET_UP, ActionKind.CLEAR, ActionKind.CRUSH, ActionKind.BREAK_FREE,
     ActionKind.FEED, ActionKind.RELEASE, ActionKind.DRAW,
 })
-TOP_ATTACKS = 3  # attack options kept, best by exact odds
+TOP_ATTACKS = 2  # attack options kept, best by exact odds
 
 
-def candidates(battle: Battle, decision: Decision) -> list[Choice]:
-    """The options worth rollouts: what the tactician and nearest would pick, the best
-    attacks by exact odds, and every kind of non-attack move; all of a small decision."""
+def candidates(battle: Battle, decision: Decision, prior: Choice | None = None) -> list[Choice]:
+    """The options worth rollouts, ``prior`` (default the tactician's pick) first: nearest's
+    pick, the best attacks by exact odds, one move of each kind (toward the nearest enemy,
+    away from it) and every other non-attack action; the declarations that differ in
+    kind (one action, two, with and without Willpower, full defense, no or all Celerity);
+    every option of a defense or blood decision."""
     opts = list(decision.options)
-    if len(opts) <= 6:
-        return opts
-    picks: list[Choice] = [TacticianPolicy().choose(battle, decision),
-                           NearestEnemyPolicy().choose(battle, decision)]
-    me = battle.combatants[decision.actor]
+    first = prior if prior is not None else TacticianPolicy().choose(battle, decision)
+    picks: list[Choice] = [first]
     if decision.kind is DecisionKind.ACT:
+        me = battle.combatants[decision.actor]
+        picks.append(NearestEnemyPolicy().choose(battle, decision))
         scored = []
         for o in opts:
-            if isinstance(o, Action) and o.kind is ActionKind.ATTACK:
+            if isinstance(o, Action) and o.kind is ActionKind.ATTACK and not o.offhand:
                 plan = battle.plan(me.id, o)
                 if plan is not None:
                     scored.append((-estimate(battle, me, o, plan).value, opts.index(o), o))
-        picks += [o for _, _, o in sorted(scored)[:TOP_ATTACKS]]
-        picks += [o for o in opts if isinstance(o, Action) and o.kind in KEPT_ACTIONS]
+        ranked = sorted(scored)
+        picks += [o for _, _, o in ranked[:TOP_ATTACKS]]
+        seen: set[str | None] = set()
+        for _, _, o in ranked:  # and the best of every other maneuver, uncalled
+            if o.called is None and o.maneuver not in seen:
+                seen.add(o.maneuver)
+                picks.append(o)
+        enemies = battle.enemies(me)
+        near = min(enemies, key=lambda e: (me.distance(e), e.id)).id if enemies else None
+        for o in opts:
+            if not isinstance(o, Action) or o.kind not in KEPT_ACTIONS:
+                continue
+            if o.kind is ActionKind.MOVE and o.target != near:
+                continue
+            picks.append(o)
     elif decision.kind is DecisionKind.DECLARE:
+        top = max_celerity(opts)
         picks += [o for o in opts if isinstance(o, Declaration) and (
-            o.full_defense or (o.actions <= 2 and o.celerity in (0, max_celerity(opts))))]
+            o.full_defense or (o.actions <= 2 and o.celerity in (0, top)))]
     else:
-        picks = opts
+        picks += opts
     out: list[Choice] = []
     for o in picks:
         if o not in out:
@@ -165,33 +218,62 @@ def max_celerity(opts: Sequence[Choice]) -> int:
     return max((o.celerity for o in opts if isinstance(o, Declaration)), default=0)
 
 
+DELIBERATE = frozenset({DecisionKind.DECLARE, DecisionKind.ACT, DecisionKind.DEFEND})
+
+
 class PlannerPolicy:
     """Picks the option with the best win chance by rollouts (see the module).
 
     Args:
-        rollouts: rollouts per decision, spread over its options.
+        rollouts: rollouts per decision, spread over its candidate options.
         seed: seeds the rollouts' dice (the planner's own generator).
         playout: policy factory for every combatant in the rollouts (default nearest).
+        horizon: turn boundaries a rollout plays past before it is scored by the
+            health left (None: to the end of the fight).
+        margin: how much better (in win chance) an option must look than the
+            tactician's pick to replace it.
+        kinds: the decision kinds searched; the others are the tactician's.
+        share: the fewest rollouts a candidate gets in the first round; the
+            candidates past ``rollouts // share`` (the least promising) are not searched.
     """
 
-    def __init__(self, rollouts: int = 64, seed: int = 0,
-                 playout: Callable[[int], Policy] | None = None) -> None:
+    def __init__(self, rollouts: int = 64, seed: int = 0, *,
+                 playout: Callable[[int], Policy] | None = None,
+                 horizon: int | None = 2, margin: float = 0.03,
+                 kinds: frozenset[DecisionKind] = DELIBERATE, share: int = 4) -> None:
         self.rollouts = rollouts
         self.rng = np.random.default_rng(seed)
         self.playout = playout
+        self.horizon = horizon
+        self.margin = margin
+        self.kinds = kinds
+        self.share = share
+        self.prior = TacticianPolicy()
         self.last: list[OptionValue] = []
+        self._why = "has not decided anything yet"
 
     def explain(self) -> str:
-        return (f"tries every option in {self.rollouts} simulated fights a decision "
-                "and takes the one that wins most")
+        return self._why
 
     def choose(self, battle: Battle, decision: Decision) -> Choice:
         if len(decision.options) == 1:
             return decision.options[0]
-        seed = int(self.rng.integers(0, 2**63 - 1))
-        opts = candidates(battle, decision)
+        prior = self.prior.choose(battle, decision)
+        self._why = self.prior.explain()
+        if decision.kind not in self.kinds or self.rollouts <= 0:
+            return prior
+        opts = candidates(battle, decision, prior)[: max(2, self.rollouts // self.share)]
         if len(opts) == 1:
-            return opts[0]
+            return prior
+        seed = int(self.rng.integers(0, 2**63 - 1))
         self.last = evaluate(battle, decision, budget=self.rollouts, seed=seed,
-                             playout=self.playout, options=opts)
-        return self.last[0].choice
+                             playout=self.playout, options=opts, horizon=self.horizon,
+                             min_rollouts=self.share)
+        best = self.last[0]
+        base = next((v for v in self.last if v.choice == prior), None)
+        if base is None or base.rollouts < best.rollouts or \
+                best.p_win > base.p_win + self.margin:
+            self._why = (f"{battle.combatants[decision.actor].name} wins "
+                         f"{best.p_win:.0%} of {best.rollouts} simulated fights that way.")
+            return best.choice
+        return prior

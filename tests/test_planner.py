@@ -1,0 +1,47 @@
+"""The planner (vtm_sim.planner): legal, deterministic, the tactician's pick as its prior."""
+
+from __future__ import annotations
+
+from vtm_sim.choices import DecisionKind
+from vtm_sim.planner import PlannerPolicy, candidates, rollout, standing_value
+from vtm_sim.policy import NearestEnemyPolicy
+from vtm_sim.scenario import load_scenario
+from vtm_sim.simulate import play
+from vtm_sim.tactics import TacticianPolicy
+
+
+def _duel_log(seed: int) -> list[dict[str, object]]:
+    b = load_scenario("duel").battle(seed=seed)
+    play(b, [PlannerPolicy(seed=5), TacticianPolicy()])
+    return b.log.to_json()
+
+
+def test_the_planner_is_deterministic_for_a_seed() -> None:
+    assert _duel_log(2) == _duel_log(2)
+
+
+def test_candidates_put_the_tacticians_pick_first_and_are_legal() -> None:
+    b = load_scenario("duel").battle(seed=1)
+    seen = set()
+    while b.pending is not None:
+        d = b.pending
+        opts = candidates(b, d)
+        assert opts[0] == TacticianPolicy().choose(b, d)
+        assert all(o in d.options for o in opts)
+        assert len(set(map(repr, opts))) == len(opts)
+        seen.add(d.kind)
+        b.choose(NearestEnemyPolicy().choose(b, d))
+    assert {DecisionKind.DECLARE, DecisionKind.ACT} <= seen
+
+
+def test_a_truncated_rollout_scores_the_health_left() -> None:
+    b = load_scenario("duel").battle(seed=1)
+    assert standing_value(b, 0) == 0.5  # nobody hurt yet
+    d = b.pending
+    assert d is not None
+    for seed in range(5):
+        v = rollout(b, d.options[0], 0, seed, lambda _c: NearestEnemyPolicy(), horizon=0)
+        assert 0.0 <= v <= 1.0
+    # whole-fight rollouts score 1, 1/2 or 0 only
+    full = {rollout(b, d.options[0], 0, s, lambda _c: NearestEnemyPolicy()) for s in range(5)}
+    assert full <= {0.0, 0.5, 1.0}
