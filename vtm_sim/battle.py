@@ -106,6 +106,11 @@ from vtm_sim.stats import StatBlock
 from vtm_sim.strikes import attack, defend, defense_options, use_slot
 from vtm_sim.tables import Tables, Weapon, WeaponClass, load_tables
 
+# the routines _advance tells apart on every trip: module constants (see vtm_sim.symbol)
+_ACT, _ATTACK, _DEFEND, _FIRST = Routine.ACT, Routine.ATTACK, Routine.DEFEND, Routine.FIRST
+_DECLARE, _EXTRA, _INTERRUPTS, _TURNS = (
+    Routine.DECLARE, Routine.EXTRA, Routine.INTERRUPTS, Routine.TURNS)
+
 
 @dataclass(frozen=True, slots=True)
 class Fighter:
@@ -324,22 +329,22 @@ class Battle:
         while stack:
             f = stack[-1]
             r = f.routine
-            if r is Routine.ACT:
+            if r is _ACT:
                 d = self._act(f, choice)
-            elif r is Routine.ATTACK:
-                d = attack(self, f)
-            elif r is Routine.DEFEND:
-                d = defend(self, f, choice)
-            elif r is Routine.FIRST:
-                d = self._first_pass(f)
-            elif r is Routine.DECLARE:
-                d = self._declarations(f, choice)
-            elif r is Routine.EXTRA:
-                d = self._extra_rounds(f)
-            elif r is Routine.INTERRUPTS:
-                d = self._interrupts(f)
-            elif r is Routine.TURNS:
+            elif r is _TURNS:
                 d = self._turns(f)
+            elif r is _DECLARE:
+                d = self._declarations(f, choice)
+            elif r is _FIRST:
+                d = self._first_pass(f)
+            elif r is _EXTRA:
+                d = self._extra_rounds(f)
+            elif r is _ATTACK:
+                d = attack(self, f)
+            elif r is _DEFEND:
+                d = defend(self, f, choice)
+            elif r is _INTERRUPTS:
+                d = self._interrupts(f)
             else:
                 d = self._ambushes(f, choice)
             if d is not None:
