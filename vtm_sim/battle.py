@@ -293,7 +293,7 @@ class Battle:
                   for c in self.combatants),
             self.standing,  # set only before begin(), on a start=False battle
         ))
-        self.stack = [Frame(Routine.TURNS)]
+        self.stack = [Frame(_TURNS)]
         self.pending = self._advance(None)
         return self.pending
 
@@ -356,15 +356,15 @@ class Battle:
         """The decision a frame waiting at ``f.pc`` asks (rebuilt the same way on load)."""
         c = self.combatants[f.actor]
         r = f.routine
-        if r is Routine.ACT:
+        if r is _ACT:
             return Decision(DecisionKind.ACT, c.id, action_options(self,
                 c, first=f.first, interrupt=f.interrupt, final=f.final), interrupt=f.interrupt)
-        if r is Routine.DEFEND:
+        if r is _DEFEND:
             plan = self.stack[-2].plan
             assert plan is not None
             return Decision(DecisionKind.DEFEND, c.id, defense_options(self, c, plan),
                             f.target, plan.maneuver)
-        if r is Routine.DECLARE:
+        if r is _DECLARE:
             if f.pc == DECLARE_BLOOD:
                 return Decision(DecisionKind.BLOOD, c.id, blood_options(c))
             return Decision(DecisionKind.DECLARE, c.id, declare_options(self, c))
@@ -467,11 +467,11 @@ class Battle:
                 return self._ambushes(self._push(Frame(Routine.AMBUSH)), None)
         if f.pc == TURNS_DECLARED:
             f.pc = TURNS_FIRST_DONE
-            return self._first_pass(self._push(Frame(Routine.FIRST)))
+            return self._first_pass(self._push(Frame(_FIRST)))
         if f.pc == TURNS_FIRST_DONE:
             f.pc = TURNS_LOOP
             if not self._decided():
-                return self._extra_rounds(self._push(Frame(Routine.EXTRA)))
+                return self._extra_rounds(self._push(Frame(_EXTRA)))
         if self._decided():
             self._finish("victory")
             self.stack.pop()
@@ -485,7 +485,7 @@ class Battle:
         self._roll_initiative()
         f.pc = TURNS_DECLARED
         # INIT-5: slowest declares first
-        declare = Frame(Routine.DECLARE, ids=tuple(c.id for c in reversed(self.order)))
+        declare = Frame(_DECLARE, ids=tuple(c.id for c in reversed(self.order)))
         return self._declarations(self._push(declare), None)
 
     def _push(self, f: Frame) -> Frame:
@@ -601,7 +601,7 @@ class Battle:
     def _ask_action(self, c: Combatant, *, first: bool, interrupt: bool = False,
                     final: bool = False) -> Decision:
         """Start an action of ``c``: its ACT frame goes on top, asking (as ask() rebuilds it)."""
-        self.stack.append(Frame(Routine.ACT, ACT_ASKED, c.id, first=first, interrupt=interrupt,
+        self.stack.append(Frame(_ACT, ACT_ASKED, c.id, first=first, interrupt=interrupt,
                                 final=final))
         return Decision(DecisionKind.ACT, c.id, action_options(
             self, c, first=first, interrupt=interrupt, final=final), interrupt=interrupt)
@@ -639,7 +639,7 @@ class Battle:
                 f.ids = group
                 f.pc = FIRST_INTERRUPTED
                 if self._may_interrupt():
-                    return self._interrupts(self._push(Frame(Routine.INTERRUPTS)))
+                    return self._interrupts(self._push(Frame(_INTERRUPTS)))
             elif pc == FIRST_INTERRUPTED:
                 if self._decided():
                     self.stack.pop()
@@ -732,7 +732,7 @@ class Battle:
             assert isinstance(choice, Action)
             f.pc = AMBUSH_DONE
             if choice.kind is ActionKind.ATTACK:
-                return attack(self, self._push(Frame(Routine.ATTACK, actor=f.actor,
+                return attack(self, self._push(Frame(_ATTACK, actor=f.actor,
                                                      action=choice)))
         if f.pc == AMBUSH_DONE:
             self._surprise = None
@@ -787,7 +787,7 @@ class Battle:
             c.aim = None  # RNG-7: aiming allows nothing else
         if kind is ActionKind.ATTACK:
             f.pc = ACT_ATTACKED
-            return attack(self, self._push(Frame(Routine.ATTACK, actor=c.id, action=choice,
+            return attack(self, self._push(Frame(_ATTACK, actor=c.id, action=choice,
                                                  penalty=penalty)))
         self._carry_out(c, choice, penalty)
         self._drop_grapples_of_the_fallen()
