@@ -89,7 +89,7 @@ def test_clone_changes_never_reach_the_original() -> None:
     c.combatants[0].health.take(3, DamageType.LETHAL)
     c.combatants[1].ammo.append(99)
     c.combatants[1].grapple_turn[0] = 7
-    c.stack[-1].ids.append(42)
+    c.stack[-1].ids += (42,)
     assert b.combatants[0].health.lethal != c.combatants[0].health.lethal
     assert 99 not in b.combatants[1].ammo
     assert 42 not in b.stack[-1].ids

@@ -51,6 +51,10 @@ POINT_BLANK_YARDS = 2.0  # RNG-2
 POINT_BLANK_DIFFICULTY = 4
 MAX_RANGE_DIFFICULTY = 2  # RNG-2: +2 between short and twice the range
 SHOOTING = frozenset({WeaponClass.FIREARM, WeaponClass.BOW, WeaponClass.CROSSBOW})
+ARCHERY = frozenset({WeaponClass.BOW, WeaponClass.CROSSBOW})  # ATK-2: rolled with Archery
+# read for every option an attack list weighs: module constants (see vtm_sim.symbol)
+_FIREARM = WeaponClass.FIREARM
+_THROWN = WeaponClass.THROWN
 
 # MAN-11: claws are natural weapons (Std damage Strength + 1)
 FERAL_CLAWS = Weapon("feral claws", WeaponClass.UNARMED, DamageType.AGGRAVATED, 0, 1, 0, 1, 0,
@@ -259,11 +263,12 @@ def reach_of(spec: Maneuver) -> float:
 
 def extra_successes_add(weapon: Weapon, rules: RuleSet) -> bool:
     """ATK-6: whether successes beyond the first add damage dice."""
-    if weapon.cls is WeaponClass.THROWN:
+    cls = weapon.cls
+    if cls is _THROWN:
         return rules.thrown_extra_successes_add
-    if weapon.cls is WeaponClass.FIREARM:
+    if cls is _FIREARM:
         return rules.firearms_extra_successes_add
-    if weapon.cls in (WeaponClass.BOW, WeaponClass.CROSSBOW):
+    if cls in ARCHERY:
         return rules.bows_extra_successes_add
     return True
 
@@ -332,7 +337,7 @@ def attack_numbers(
     rounds = 0
     cls = weapon.cls
     if not spec.close:
-        if cls is WeaponClass.FIREARM and not rules.firearms_allowed:
+        if cls is _FIREARM and not rules.firearms_allowed:
             return None
         idx = attacker.offhand if offhand else attacker.wielding
         need = ammo_needed(weapon, spec, attacker.ammo[idx])
@@ -344,7 +349,7 @@ def attack_numbers(
             return None
         difficulty += mod
     ability = spec.ability
-    if cls is WeaponClass.BOW or cls is WeaponClass.CROSSBOW:
+    if cls in ARCHERY:
         ability = "archery"  # ATK-2
     elif weapon.trips:
         ability = "melee"  # MAN-4: a staff or chain sweeps with Melee
@@ -421,7 +426,7 @@ def plan_attack(
     else:
         bonus = (weapon.strength_bonus or 0) if (dmg.weapon or weapon.trips) else 0
         base = attacker.attr("strength") + bonus + dmg.bonus
-        if weapon.cls is not WeaponClass.THROWN:
+        if weapon.cls is not _THROWN:
             # VAMP-5 (Std): melee, brawl and claws
             damage_auto = stats.disciplines.get("potence", 0)
     if dmg.type in ("weapon", "claws") or weapon.trips:  # MAN-4: a trip weapon's own type

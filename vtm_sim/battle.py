@@ -117,6 +117,11 @@ from vtm_sim.stats import StatBlock
 from vtm_sim.strikes import attack, defend, defense_options, use_slot
 from vtm_sim.tables import Tables, Weapon, WeaponClass, load_tables
 
+# the routines _advance tells apart on every trip: module constants (see vtm_sim.symbol)
+_ACT, _ATTACK, _DEFEND, _FIRST = Routine.ACT, Routine.ATTACK, Routine.DEFEND, Routine.FIRST
+_DECLARE, _EXTRA, _INTERRUPTS, _TURNS = (
+    Routine.DECLARE, Routine.EXTRA, Routine.INTERRUPTS, Routine.TURNS)
+
 
 @dataclass(frozen=True, slots=True)
 class Fighter:
@@ -306,7 +311,7 @@ class Battle:
                   for c in self.combatants),
             self.standing,  # set only before begin(), on a start=False battle
         ))
-        self.stack = [Frame(Routine.TURNS)]
+        self.stack = [Frame(_TURNS)]
         self.pending = self._advance(None)
         return self.pending
 
@@ -342,22 +347,22 @@ class Battle:
         while stack:
             f = stack[-1]
             r = f.routine
-            if r is Routine.ACT:
+            if r is _ACT:
                 d = self._act(f, choice)
-            elif r is Routine.ATTACK:
-                d = attack(self, f)
-            elif r is Routine.DEFEND:
-                d = defend(self, f, choice)
-            elif r is Routine.FIRST:
-                d = self._first_pass(f)
-            elif r is Routine.DECLARE:
-                d = self._declarations(f, choice)
-            elif r is Routine.EXTRA:
-                d = self._extra_rounds(f)
-            elif r is Routine.INTERRUPTS:
-                d = self._interrupts(f)
-            elif r is Routine.TURNS:
+            elif r is _TURNS:
                 d = self._turns(f)
+            elif r is _DECLARE:
+                d = self._declarations(f, choice)
+            elif r is _FIRST:
+                d = self._first_pass(f)
+            elif r is _EXTRA:
+                d = self._extra_rounds(f)
+            elif r is _ATTACK:
+                d = attack(self, f)
+            elif r is _DEFEND:
+                d = defend(self, f, choice)
+            elif r is _INTERRUPTS:
+                d = self._interrupts(f)
             else:
                 d = self._ambushes(f, choice)
             if d is not None:
@@ -369,15 +374,15 @@ class Battle:
         """The decision a frame waiting at ``f.pc`` asks (rebuilt the same way on load)."""
         c = self.combatants[f.actor]
         r = f.routine
-        if r is Routine.ACT:
+        if r is _ACT:
             return Decision(DecisionKind.ACT, c.id, action_options(self,
                 c, first=f.first, interrupt=f.interrupt, final=f.final), interrupt=f.interrupt)
-        if r is Routine.DEFEND:
+        if r is _DEFEND:
             plan = self.stack[-2].plan
             assert plan is not None
             return Decision(DecisionKind.DEFEND, c.id, defense_options(self, c, plan),
                             f.target, plan.maneuver)
-        if r is Routine.DECLARE:
+        if r is _DECLARE:
             if f.pc == DECLARE_BLOOD:
                 return Decision(DecisionKind.BLOOD, c.id, blood_options(c))
             return Decision(DecisionKind.DECLARE, c.id, declare_options(self, c))
@@ -474,47 +479,49 @@ class Battle:
     # --- the turn sequence -------------------------------------------------
     def _turns(self, f: Frame) -> Decision | None:
         """The root routine: ambushes, then turn after turn until one side is left."""
-        stack = self.stack
         if f.pc == 0:
             f.pc = TURNS_LOOP
             if self.ambush:
-                stack.append(Frame(Routine.AMBUSH))
-                return None
+                return self._ambushes(self._push(Frame(Routine.AMBUSH)), None)
         if f.pc == TURNS_DECLARED:
             f.pc = TURNS_FIRST_DONE
-            stack.append(Frame(Routine.FIRST))
-            return None
+            return self._first_pass(self._push(Frame(_FIRST)))
         if f.pc == TURNS_FIRST_DONE:
             f.pc = TURNS_LOOP
             if not self._decided():
-                stack.append(Frame(Routine.EXTRA))
-                return None
+                return self._extra_rounds(self._push(Frame(_EXTRA)))
         if self.turn and chasing(self):
             end_chase_turn(self)  # MOVE-4: escapes at the turn's end
         if self._decided():
             self._finish("victory")
-            stack.pop()
+            self.stack.pop()
             return None
         if self.turn >= self.turn_limit:
             self._finish("turn limit")
-            stack.pop()
+            self.stack.pop()
             return None
         self.turn += 1
         self.log.emit(TurnEvent(self.turn))
         self._roll_initiative()
         f.pc = TURNS_DECLARED
         # INIT-5: slowest declares first
-        stack.append(Frame(Routine.DECLARE, ids=[c.id for c in reversed(self.order)]))
-        return None
+        declare = Frame(_DECLARE, ids=tuple(c.id for c in reversed(self.order)))
+        return self._declarations(self._push(declare), None)
+
+    def _push(self, f: Frame) -> Frame:
+        """Start a routine: its frame goes on top (the caller runs it at once)."""
+        self.stack.append(f)
+        return f
 
     def _declarations(self, f: Frame, choice: Choice | None) -> Decision | None:
         """INIT-5 declarations, each after the blood spend it may make (VAMP-2, 004)."""
         cs = self.combatants
         if f.pc == DECLARE_BLOOD:
             assert isinstance(choice, BloodSpend)
-            self._spend_blood(cs[f.actor], choice)
+            c = cs[f.actor]
+            self._spend_blood(c, choice)
             f.pc = DECLARE_ASK
-            return self.ask(f)
+            return Decision(DecisionKind.DECLARE, c.id, declare_options(self, c))  # as ask(f)
         if f.pc == DECLARE_ASK:
             assert isinstance(choice, Declaration)
             self._apply_declaration(cs[f.actor], choice)
@@ -526,16 +533,25 @@ class Battle:
                 continue
             f.actor = c.id
             spends = blood_options(c)
+            # each decision as ask(f) rebuilds it
             if len(spends) > 1:  # VAMP-2: reflexive, before declaring (004)
                 f.pc = DECLARE_BLOOD
-                return Decision(DecisionKind.BLOOD, c.id, spends)  # as ask(f) rebuilds it
+                return Decision(DecisionKind.BLOOD, c.id, spends)
             f.pc = DECLARE_ASK
-            return self.ask(f)
+            return Decision(DecisionKind.DECLARE, c.id, declare_options(self, c))
         self.stack.pop()
         return None
 
     def _decided(self) -> bool:
-        return len({c.side for c in self.combatants if able(self, c)}) <= 1
+        """At most one side is still fighting."""
+        side = None
+        for c in self.combatants:
+            if able(self, c):
+                if side is None:
+                    side = c.side
+                elif c.side != side:
+                    return False
+        return True
 
     def _finish(self, reason: str) -> None:
         sides = {c.side for c in self.combatants if able(self, c)}
@@ -598,6 +614,21 @@ class Battle:
     def _by_initiative(self, cs: Sequence[Combatant]) -> list[Combatant]:
         return sorted(cs, key=lambda c: (-initiative_now(self, c), -c.rating, c.id))
 
+    def _may_interrupt(self) -> bool:
+        """INIT-6: someone delayed may act before the next group does."""
+        for c in self.order:  # noqa: SIM110  (a loop: any() of a generator costs more here)
+            if c.delayed and self._may_take_first(c):
+                return True
+        return False
+
+    def _ask_action(self, c: Combatant, *, first: bool, interrupt: bool = False,
+                    final: bool = False) -> Decision:
+        """Start an action of ``c``: its ACT frame goes on top, asking (as ask() rebuilds it)."""
+        self.stack.append(Frame(_ACT, ACT_ASKED, c.id, first=first, interrupt=interrupt,
+                                final=final))
+        return Decision(DecisionKind.ACT, c.id, action_options(
+            self, c, first=first, interrupt=interrupt, final=final), interrupt=interrupt)
+
     def _first_pass(self, f: Frame) -> Decision | None:
         """First actions in initiative order: groups of equal initiative act together
         (INIT-3), delayed characters may interrupt before each group (INIT-6), and
@@ -607,78 +638,79 @@ class Battle:
         (or, from FIRST_FINAL on, everyone by initiative), ``f.i`` the next of them.
         """
         cs = self.combatants
-        stack = self.stack
+        may = self._may_take_first
         if f.pc == 0:
-            f.rest = [c.id for c in self.order if self._may_take_first(c)]
+            f.rest = tuple(c.id for c in self.order if may(c))
             f.pc = FIRST_GROUP
-        if f.pc == FIRST_INTERRUPTED:
-            if self._decided():
-                stack.pop()
-                return None
-            group = [c for c in (cs[i] for i in f.ids) if self._may_take_first(c)]
-            f.simultaneous = len(group) > 1  # INIT-3: both resolve before either is removed
-            if f.simultaneous:
-                for c in group:
-                    c.sim_penalty = c.health.penalty
-            f.ids = [c.id for c in group]
-            f.i = 0
-            f.pc = FIRST_ACTING
-        if f.pc == FIRST_ACTING:
-            while f.i < len(f.ids):
-                c = cs[f.ids[f.i]]
-                f.i += 1
-                if c.acted or c.staked or (not f.simultaneous and not self._may_take_first(c)):
+        elif f.pc == FIRST_FINAL and self._decided():  # back from an action at the end
+            self.stack.pop()
+            return None
+        while True:
+            pc = f.pc
+            if pc == FIRST_GROUP:  # the next group of equal initiative (INIT-3)
+                rest = f.rest
+                if not rest:
+                    f.pc = FIRST_END
                     continue
-                stack.append(Frame(Routine.ACT, actor=c.id, first=True))
+                keys = [(initiative_now(self, cs[i]), cs[i].rating) for i in rest]
+                top = max(keys)
+                f.rest = tuple(i for i, k in zip(rest, keys, strict=True) if k != top)
+                group = tuple(i for i, k in zip(rest, keys, strict=True)
+                              if k == top and may(cs[i]))
+                if not group:
+                    continue
+                f.ids = group
+                f.pc = FIRST_INTERRUPTED
+                if self._may_interrupt():
+                    return self._interrupts(self._push(Frame(_INTERRUPTS)))
+            elif pc == FIRST_INTERRUPTED:
+                if self._decided():
+                    self.stack.pop()
+                    return None
+                group = tuple(i for i in f.ids if may(cs[i]))
+                f.simultaneous = len(group) > 1  # INIT-3: both resolve before either is removed
+                if f.simultaneous:
+                    for i in group:
+                        cs[i].sim_penalty = cs[i].health.penalty
+                f.ids = group
+                f.i = 0
+                f.pc = FIRST_ACTING
+            elif pc == FIRST_ACTING:
+                while f.i < len(f.ids):
+                    c = cs[f.ids[f.i]]
+                    f.i += 1
+                    if c.acted or c.staked or (not f.simultaneous and not may(c)):
+                        continue
+                    return self._ask_action(c, first=True)
+                for i in f.ids:
+                    cs[i].sim_penalty = None
+                if self._decided():
+                    self.stack.pop()
+                    return None
+                f.pc = FIRST_GROUP
+            elif pc == FIRST_END:
+                # INIT-7: if everyone waited, nobody acts this turn
+                able = [c for c in self.order if can_decide(self, c)]
+                if able and all(c.waiting for c in able):
+                    self.stack.pop()
+                    return None
+                f.ids = tuple(c.id for c in self._by_initiative(self.order))
+                f.i = 0
+                f.pc = FIRST_FINAL
+            else:  # FIRST_FINAL: INIT-6/7, delayed and waiting characters act at the end
+                while f.i < len(f.ids):
+                    c = cs[f.ids[f.i]]
+                    f.i += 1
+                    if (c.delayed or c.waiting) and may(c):
+                        return self._ask_action(c, first=True, final=True)
+                self.stack.pop()
                 return None
-            for i in f.ids:
-                cs[i].sim_penalty = None
-            if self._decided():
-                stack.pop()
-                return None
-            f.pc = FIRST_GROUP
-        while f.pc == FIRST_GROUP:
-            pending = [cs[i] for i in f.rest]
-            if not pending:
-                f.pc = FIRST_END
-                break
-            top = max((initiative_now(self, c), c.rating) for c in pending)
-            group = [c for c in pending if (initiative_now(self, c), c.rating) == top]
-            f.rest = [c.id for c in pending if c not in group]
-            group = [c for c in group if self._may_take_first(c)]
-            if not group:
-                continue
-            f.ids = [c.id for c in group]
-            f.pc = FIRST_INTERRUPTED
-            stack.append(Frame(Routine.INTERRUPTS))
-            return None
-        if f.pc == FIRST_END:
-            # INIT-7: if everyone waited, nobody acts this turn
-            able = [c for c in self.order if can_decide(self, c)]
-            if able and all(c.waiting for c in able):
-                stack.pop()
-                return None
-            f.ids = [c.id for c in self._by_initiative(self.order)]
-            f.i = 0
-            f.pc = FIRST_FINAL
-        elif self._decided():  # FIRST_FINAL, back from an action
-            stack.pop()
-            return None
-        # INIT-6/7: delayed and waiting characters act at the end of the pass
-        while f.i < len(f.ids):
-            c = cs[f.ids[f.i]]
-            f.i += 1
-            if (c.delayed or c.waiting) and self._may_take_first(c):
-                stack.append(Frame(Routine.ACT, actor=c.id, first=True, final=True))
-                return None
-        stack.pop()
-        return None
 
     def _interrupts(self, f: Frame) -> Decision | None:
         """INIT-6: delayed characters may act before the next one does."""
         cs = self.combatants
         if f.pc == 0:
-            f.ids = [c.id for c in self._by_initiative(self.order)]
+            f.ids = tuple(c.id for c in self._by_initiative(self.order))
             f.pc = 1
         elif self._decided():
             self.stack.pop()
@@ -687,8 +719,7 @@ class Battle:
             d = cs[f.ids[f.i]]
             f.i += 1
             if d.delayed and self._may_take_first(d):
-                self.stack.append(Frame(Routine.ACT, actor=d.id, first=True, interrupt=True))
-                return None
+                return self._ask_action(d, first=True, interrupt=True)
         self.stack.pop()
         return None
 
@@ -708,15 +739,14 @@ class Battle:
                 if not ready:
                     self.stack.pop()
                     return None
-                f.ids = [c.id for c in self._by_initiative(ready)]
+                f.ids = tuple(c.id for c in self._by_initiative(ready))
                 f.i = 0
                 f.pc = 1
             while f.i < len(f.ids):
                 c = cs[f.ids[f.i]]
                 f.i += 1
                 if can_decide(self, c) and c.actions_left > 0:
-                    self.stack.append(Frame(Routine.ACT, actor=c.id))
-                    return None
+                    return self._ask_action(c, first=False)
             f.pc = 0
 
     def _ambushes(self, f: Frame, choice: Choice | None) -> Decision | None:
@@ -725,8 +755,8 @@ class Battle:
             assert isinstance(choice, Action)
             f.pc = AMBUSH_DONE
             if choice.kind is ActionKind.ATTACK:
-                self.stack.append(Frame(Routine.ATTACK, actor=f.actor, action=choice))
-                return None
+                return attack(self, self._push(Frame(_ATTACK, actor=f.actor,
+                                                     action=choice)))
         if f.pc == AMBUSH_DONE:
             self._surprise = None
             self.combatants[f.actor].moved = 0.0
@@ -753,10 +783,7 @@ class Battle:
         return None
 
     def _act(self, f: Frame, choice: Choice | None) -> Decision | None:
-        """One action: asked, then carried out (an attack in a frame of its own)."""
-        if f.pc == 0:
-            f.pc = ACT_ASKED
-            return self.ask(f)
+        """One action, asked by _ask_action: carried out (an attack in a frame of its own)."""
         if f.pc == ACT_ATTACKED:
             self._drop_grapples_of_the_fallen()
             self.stack.pop()
@@ -783,8 +810,8 @@ class Battle:
             c.aim = None  # RNG-7: aiming allows nothing else
         if kind is ActionKind.ATTACK:
             f.pc = ACT_ATTACKED
-            self.stack.append(Frame(Routine.ATTACK, actor=c.id, action=choice, penalty=penalty))
-            return None
+            return attack(self, self._push(Frame(_ATTACK, actor=c.id, action=choice,
+                                                 penalty=penalty)))
         self._carry_out(c, choice, penalty)
         self._drop_grapples_of_the_fallen()
         self.stack.pop()

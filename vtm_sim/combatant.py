@@ -12,6 +12,10 @@ from vtm_sim.sheet import UNLISTED_ATTRIBUTE
 from vtm_sim.stats import Kind, StatBlock
 from vtm_sim.tables import UNARMED, Tables, Weapon
 
+# read on every able() and option list: module constants (see vtm_sim.symbol)
+_ACTIVE = Status.ACTIVE
+_VAMPIRE = Kind.VAMPIRE
+
 
 @dataclass(slots=True)
 class Combatant:
@@ -204,11 +208,11 @@ class Combatant:
 
     @property
     def active(self) -> bool:
-        return self.health.status is Status.ACTIVE
+        return self.health.status is _ACTIVE
 
     @property
     def vampire(self) -> bool:
-        return self.stats.kind is Kind.VAMPIRE
+        return self.stats.kind is _VAMPIRE
 
     @property
     def weapon(self) -> Weapon:

@@ -30,6 +30,10 @@ class SpecialtyRule(Symbol):
     DOUBLE = "double"  # published V20: 10 counts two successes
 
 
+# read on every roll: module constants (see vtm_sim.symbol)
+_EXPLODE, _DOUBLE = SpecialtyRule.EXPLODE, SpecialtyRule.DOUBLE
+
+
 class DiceSource(Protocol):
     """Anything that hands out d10 faces in order."""
 
@@ -245,7 +249,7 @@ def count(
                 tens += 1
         elif f == 1:
             ones += 1
-    if specialty is SpecialtyRule.DOUBLE:
+    if specialty is _DOUBLE:
         hits += tens
     if damage:  # DICE-6
         return hits + (1 if willpower else 0), False
@@ -281,7 +285,7 @@ def roll(
     if pool <= 0:
         return Roll(pool, diff, (), 0, False, willpower, specialty is not None, damage)
     faces = dice.faces(pool)
-    if specialty is SpecialtyRule.EXPLODE:
+    if specialty is _EXPLODE:
         extra = faces.count(10)
         while extra:
             try:

@@ -4,7 +4,7 @@ The turn sequence (INIT-*, ACT-*, DEF-*) is an explicit state machine: each
 routine of it (the turn loop, declarations, the first pass, an action, an
 attack, a defense, ...) keeps its place in a :class:`Frame` (``pc``, the step
 it is at, and the combatants it walks), and the battle runs the top frame
-until someone must decide. A frame holds only numbers, lists of combatant
+until someone must decide. A frame holds only numbers, tuples of combatant
 ids, an immutable choice and an attack plan, so a battle copies cheaply and
 saves to JSON (``Battle.clone``, ``Battle.to_state``). A generator would read
 more like the rules, but cannot be copied or saved.
@@ -12,7 +12,7 @@ more like the rules, but cannot be copied or saved.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from vtm_sim.attack import AttackPlan
@@ -44,18 +44,23 @@ ATTACK_ROLLING, ATTACK_DEFENDING = 1, 2
 DEFEND_ASKED = 1
 
 
-# Copied on every Battle.clone: its own __init__ (mypyc compiles it; the generated
-# one stays Python).
+# Built a few times a step and copied on every Battle.clone: positional defaults and
+# shared tuples keep both cheap (its own __init__: mypyc compiles it, the generated one
+# stays Python).
 @dataclass(slots=True, init=False)
 class Frame:
-    """One routine's place: ``pc`` and what it walks; the rest by routine."""
+    """One routine's place: ``pc`` and what it walks; the rest by routine.
+
+    Only ``pc``, ``i`` and the routine's scalars change in place; the tuples are
+    replaced, never changed, so a copy shares them.
+    """
 
     routine: Routine
     pc: int
     actor: int  # who acts, declares or defends
-    ids: list[int]  # the combatants the routine walks (declare order, a group, targets)
+    ids: tuple[int, ...]  # the combatants the routine walks (declare order, a group, targets)
     i: int  # the next of ``ids``
-    rest: list[int]  # FIRST: who is still to be reached
+    rest: tuple[int, ...]  # FIRST: who is still to be reached
     first: bool  # ACT: the declared first action
     interrupt: bool  # ACT: interrupting (INIT-6)
     final: bool  # ACT: at the end of the pass (INIT-6/7)
@@ -65,22 +70,22 @@ class Frame:
     plan: AttackPlan | None  # ATTACK: as planned when announced
     wp: bool  # ATTACK: Willpower spent on it (DICE-8)
     target: int  # DEFEND: the attacker
-    defenses: list[tuple[DefenseKind, int]] = field(default_factory=list)  # ATTACK
+    defenses: tuple[tuple[DefenseKind, int], ...]  # ATTACK: each target's, in ``ids`` order
 
     def __init__(
-        self, routine: Routine, pc: int = 0, *, actor: int = -1, ids: list[int] | None = None,
-        i: int = 0, rest: list[int] | None = None, first: bool = False,
+        self, routine: Routine, pc: int = 0, actor: int = -1, ids: tuple[int, ...] = (),
+        i: int = 0, rest: tuple[int, ...] = (), first: bool = False,
         interrupt: bool = False, final: bool = False, simultaneous: bool = False,
         action: Action | None = None, penalty: int = 0, plan: AttackPlan | None = None,
         wp: bool = False, target: int = -1,
-        defenses: list[tuple[DefenseKind, int]] | None = None,
+        defenses: tuple[tuple[DefenseKind, int], ...] = (),
     ) -> None:
         self.routine = routine
         self.pc = pc
         self.actor = actor
-        self.ids = [] if ids is None else ids
+        self.ids = ids
         self.i = i
-        self.rest = [] if rest is None else rest
+        self.rest = rest
         self.first = first
         self.interrupt = interrupt
         self.final = final
@@ -90,15 +95,13 @@ class Frame:
         self.plan = plan
         self.wp = wp
         self.target = target
-        self.defenses = [] if defenses is None else defenses
+        self.defenses = defenses
 
     def copy(self) -> Frame:
-        # the plan and the action are never changed once made: shared
-        return Frame(self.routine, self.pc, actor=self.actor, ids=list(self.ids), i=self.i,
-                     rest=list(self.rest), first=self.first, interrupt=self.interrupt,
-                     final=self.final, simultaneous=self.simultaneous, action=self.action,
-                     penalty=self.penalty, plan=self.plan, wp=self.wp, target=self.target,
-                     defenses=list(self.defenses))
+        # the tuples, the plan and the action are never changed once made: shared
+        return Frame(self.routine, self.pc, self.actor, self.ids, self.i, self.rest, self.first,
+                     self.interrupt, self.final, self.simultaneous, self.action, self.penalty,
+                     self.plan, self.wp, self.target, self.defenses)
 
     def to_json(self) -> dict[str, Any]:
         d: dict[str, Any] = {"routine": self.routine.value, "pc": self.pc}
@@ -136,14 +139,14 @@ class Frame:
             chosen = got
         return cls(
             Routine(data["routine"]), int(data["pc"]), actor=int(data.get("actor", -1)),
-            ids=[int(x) for x in data.get("ids", [])], i=int(data.get("i", 0)),
-            rest=[int(x) for x in data.get("rest", [])], first=bool(data.get("first")),
+            ids=tuple(int(x) for x in data.get("ids", [])), i=int(data.get("i", 0)),
+            rest=tuple(int(x) for x in data.get("rest", [])), first=bool(data.get("first")),
             interrupt=bool(data.get("interrupt")), final=bool(data.get("final")),
             simultaneous=bool(data.get("simultaneous")), action=chosen,
             penalty=int(data.get("penalty", 0)),
             plan=None if plan is None else plan_from_json(plan, tables),
             wp=bool(data.get("wp")), target=int(data.get("target", -1)),
-            defenses=[(DefenseKind(k), int(p)) for k, p in data.get("defenses", [])],
+            defenses=tuple((DefenseKind(k), int(p)) for k, p in data.get("defenses", [])),
         )
 
 

@@ -27,6 +27,10 @@ def _bites(spec: Maneuver) -> bool:
     return spec.grapple and hurts(spec)  # MAN-8: a bite (not the kiss)
 
 
+# read for every option in the loops of _act: module constants (see vtm_sim.symbol)
+_ATTACK, _FEED = ActionKind.ATTACK, ActionKind.FEED
+
+
 class NearestEnemyPolicy:
     """Rules of thumb a Storyteller would use for a plain NPC.
 
@@ -94,12 +98,12 @@ class NearestEnemyPolicy:
         me = battle.combatants[decision.actor]
         actions = [o for o in decision.options if isinstance(o, Action)]
         for o in actions:
-            if o.kind is ActionKind.FEED:
+            if o.kind is _FEED:
                 return o
         table = battle.tables.maneuvers
         hurting, bites = names_where(table, "hurts", hurts), names_where(table, "bites", _bites)
         for o in actions:  # MAN-8: a vampire in a clinch bites rather than squeezes
-            if o.kind is ActionKind.ATTACK and o.maneuver in bites and o.called is None:
+            if o.kind is _ATTACK and o.maneuver in bites and o.called is None:
                 return o
         for kind in (ActionKind.CRUSH, ActionKind.BREAK_FREE):
             for o in actions:
@@ -112,7 +116,7 @@ class NearestEnemyPolicy:
                     return o
         attacks = [
             o for o in actions
-            if o.kind is ActionKind.ATTACK and o.called is None and not o.offhand
+            if o.kind is _ATTACK and o.called is None and not o.offhand
             and o.maneuver in hurting
         ]
         if attacks:

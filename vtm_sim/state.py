@@ -95,8 +95,10 @@ def running_room(b: Battle, c: Combatant) -> float:
 
 def opponents_modifier(b: Battle, c: Combatant) -> int:
     """ATK-8: +1 difficulty per engaging opponent after the first, capped."""
-    n = sum(1 for o in enemies(b, c)
-            if c.distance(o) <= ENGAGE_YARDS + REACH_SLACK and able(b, o))
+    n = 0
+    for o in enemies(b, c):  # a loop: sum() of a generator costs more on the step path
+        if c.distance(o) <= ENGAGE_YARDS + REACH_SLACK and able(b, o):
+            n += 1
     return min(b.rules.multiple_opponents_cap, max(0, n - 1))
 
 

@@ -84,7 +84,7 @@ def use_willpower(b: Battle, c: Combatant) -> bool:
 
 def attack(b: Battle, f: Frame) -> Decision | None:
     """An attack: planned and announced, then each target's defense asked
-    (one DEFEND frame each), then rolled and applied."""
+    (a DEFEND frame each, when the target has a choice), then rolled and applied."""
     c = b.combatants[f.actor]
     a = f.action
     assert isinstance(a, Action) and a.target is not None
@@ -98,26 +98,28 @@ def attack(b: Battle, f: Frame) -> Decision | None:
         f.wp = use_willpower(b, c)
         if plan.area > 0:  # RNG-6: everyone in the area
             half = plan.area / 2
-            f.ids = [o.id for o in sorted(
+            f.ids = tuple(o.id for o in sorted(
                 (o for o in b.combatants
                  if o.id != c.id and o.active and t.distance(o) <= half + 1e-9),
                 key=lambda o: (o.id != t.id, t.distance(o), o.id),
-            )]
+            ))
             f.pc = ATTACK_DEFENDING
         elif b._surprise is not None and b._surprise[3]:  # ATK-11: no defense
-            f.defenses.append((DefenseKind.NONE, 0))
+            f.defenses = ((DefenseKind.NONE, 0),)
             f.pc = ATTACK_ROLLING
         else:
             f.pc = ATTACK_ROLLING
-            b.stack.append(Frame(Routine.DEFEND, actor=t.id, target=c.id))
-            return None
+            asked = ask_defense(b, f, t, c)
+            if asked is not None:
+                return asked
     plan = f.plan
     assert plan is not None
     if f.pc == ATTACK_DEFENDING:  # RNG-6: every target in the spray defends first
-        if f.i < len(f.ids):
+        while f.i < len(f.ids):
             f.i += 1
-            b.stack.append(Frame(Routine.DEFEND, actor=f.ids[f.i - 1], target=c.id))
-            return None
+            asked = ask_defense(b, f, b.combatants[f.ids[f.i - 1]], c)
+            if asked is not None:
+                return asked
         spray(b, c, t, plan, f.wp, [b.combatants[i] for i in f.ids], f.defenses)
     else:
         defense, d_pen = f.defenses[0]
@@ -204,7 +206,7 @@ def spend_ammo(b: Battle, c: Combatant, plan: AttackPlan, offhand: bool) -> None
 
 
 def spray(b: Battle, c: Combatant, center: Combatant, plan: AttackPlan, wp: bool,
-           targets: list[Combatant], guards: list[tuple[DefenseKind, int]]) -> None:
+           targets: list[Combatant], guards: tuple[tuple[DefenseKind, int], ...]) -> None:
     """RNG-6: one roll over the row's area (3 yards wide); successes split among targets."""
     atk = roll_attack(plan, c, b.rules, b.dice_for, b.log, willpower=wp)
     if atk.botch:
@@ -264,26 +266,27 @@ def defense_options(b: Battle, d: Combatant, plan: AttackPlan) -> tuple[Defense,
                                                         b.rules.willpower_per_turn))
 
 
-def defend(b: Battle, f: Frame, choice: Choice | None) -> Decision | None:
-    """A target's defense against the attack of the frame below (DEF-2..7).
-
-    The result, (defense, its multiple-action penalty), goes to that frame.
-    """
-    d = b.combatants[f.actor]
-    parent = b.stack[-2]
-    plan = parent.plan
+def ask_defense(b: Battle, f: Frame, d: Combatant, attacker: Combatant) -> Decision | None:
+    """Ask ``d``'s defense against the attack of frame ``f`` (DEF-2..7): a DEFEND frame goes
+    on top, asking (as ask() rebuilds it). None when ``d`` has no choice: no defense then
+    goes to ``f`` at once."""
+    plan = f.plan
     assert plan is not None
-    if f.pc == 0:
-        options = defense_options(b, d, plan)
-        if len(options) == 1:
-            parent.defenses.append((DefenseKind.NONE, 0))
-            b.stack.pop()
-            return None
-        f.pc = DEFEND_ASKED  # what ask(f) rebuilds on load
-        return Decision(DecisionKind.DEFEND, d.id, options, f.target, plan.maneuver)
+    options = defense_options(b, d, plan)
+    if len(options) == 1:
+        f.defenses += ((DefenseKind.NONE, 0),)
+        return None
+    b.stack.append(Frame(Routine.DEFEND, DEFEND_ASKED, d.id, target=attacker.id))
+    return Decision(DecisionKind.DEFEND, d.id, options, attacker.id, plan.maneuver)
+
+
+def defend(b: Battle, f: Frame, choice: Choice | None) -> Decision | None:
+    """A target's defense, answered: (defense, its multiple-action penalty) goes to the
+    attack frame below."""
     assert isinstance(choice, Defense)
     b.stack.pop()
-    parent.defenses.append(take_defense(b, d, b.combatants[f.target], choice))
+    parent = b.stack[-1]
+    parent.defenses += (take_defense(b, b.combatants[f.actor], b.combatants[f.target], choice),)
     return None
 
 

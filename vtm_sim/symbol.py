@@ -17,6 +17,12 @@ class Symbol(Enum):
 
     ``value`` is read through C code too (Enum's own property is Python),
     which matters where compiled modules read it on every event.
+
+    Reading a member off its class (``Status.ACTIVE``) is slow in Python 3.11:
+    ``EnumType`` defines ``__getattr__``, so every class attribute read goes
+    through a Python-level hook (about ten times a module global's cost, in
+    both builds). The step path reads some members a hundred times a step, so
+    its hottest sites keep them in module constants (``_ACTIVE = Status.ACTIVE``).
     """
 
     __hash__ = object.__hash__
