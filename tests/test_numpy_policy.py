@@ -140,7 +140,9 @@ def test_commands_run_with_torch_blocked(tmp_path: Path) -> None:
                            capture_output=True, text=True)
     assert check.returncode != 0 and "blocked" in check.stderr  # the blocker works
     runs = {
-        "readme": ["tournament"],  # the Quick start's job, as written
+        # the Quick start's job with its default line-up (the ladder and trained:duel, numpy
+        # only) at 2 battles a side; .ci/run plays it as written (minutes: the planner rung)
+        "readme": ["tournament", "--battles", "2"],
         "tournament": ["tournament", "duel", "--policies", f"nearest,brawler,model:{policy}",
                        "--battles", "5"],
         "suggest": ["suggest", "duel", "--npc", "Bar Brawler", "--rollouts", "20"],

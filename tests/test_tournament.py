@@ -111,9 +111,21 @@ def test_unknown_policy_is_a_config_error() -> None:
 # --- the command ----------------------------------------------------------------------
 
 
-def test_the_default_tournament_prints_the_table_with_each_side() -> None:
-    """The README's main job: `vtm-sim tournament` with no arguments."""
-    out = invoke()
+def test_the_default_line_up_is_the_ladder_and_the_shipped_trained_policy() -> None:
+    """The README's main job (`vtm-sim tournament`, run as written by .ci/run: the
+    planner rung makes it minutes long) plays the ladder's rungs, weakest first, and
+    the trained policy shipped for the scenario."""
+    from agents.registered import shipped
+    from vtm_sim.cli.tournaments import default_policies
+    from vtm_sim.ladder import rungs
+
+    names = default_policies(("duel",)).split(",")
+    assert names[: len(rungs())] == list(rungs()) and "planner" in names
+    assert ("trained:duel" in names) == ("duel" in shipped())
+
+
+def test_the_table_shows_each_side() -> None:
+    out = invoke("--policies", "nearest,tactician,random")
     assert out.exit_code == 0, out.output
     assert "Tournament on duel: 3 policies" in out.output
     assert "100 seeded battles a side (seeds 0..99), 900 battles" in out.output

@@ -22,7 +22,18 @@ if TYPE_CHECKING:
     from vtm_sim.scenario import Scenario
 
 DEFAULT_SCENARIO = "duel"
-DEFAULT_POLICIES = "nearest,tactician,random"
+
+
+def default_policies(scenario_names: tuple[str, ...]) -> str:
+    """The default line-up: the difficulty ladder's rungs (configs/ladder.yaml, weakest
+    first) and the trained policy shipped for each scenario (``trained:NAME``)."""
+    from pathlib import Path
+
+    from agents.registered import shipped
+    from vtm_sim.ladder import rungs
+
+    trained = [f"trained:{Path(n).stem}" for n in scenario_names if Path(n).stem in shipped()]
+    return ",".join([*rungs(), *trained])
 
 
 def policy_maker(name: str, scenario: Scenario) -> PolicyMaker:
@@ -44,9 +55,11 @@ def policy_maker(name: str, scenario: Scenario) -> PolicyMaker:
 
 @main.command("tournament")
 @click.argument("scenario_names", metavar="[SCENARIO]...", nargs=-1)
-@click.option("--policies", default=DEFAULT_POLICIES, show_default=True, metavar="A,B,...",
-              help="Policies to pit against each other: nearest, tactician, random, planner, "
-              "brawler (the scripted env agent), or model:PATH (a saved trained agent).")
+@click.option("--policies", default=None, metavar="A,B,...",
+              help="Policies to pit against each other: any names of `vtm-sim policies` "
+              "(nearest, tactician, planner, a tactic such as gunman, ladder:N, brawler, "
+              "model:PATH, trained:NAME). Default: the ladder's rungs and the trained "
+              "policy shipped for the scenario.")
 @click.option("--battles", type=click.IntRange(1, 100000), default=100, show_default=True,
               metavar="N", help="Seeded battles per pairing and side.")
 @click.option("--seed", type=int, default=0, metavar="S",
@@ -65,9 +78,9 @@ def policy_maker(name: str, scenario: Scenario) -> PolicyMaker:
               help="Continue the tournament in --out DIR: same arguments, no battle lost "
               "or played twice.")
 @click.option("--json", "as_json", is_flag=True, help="Print results.json instead of the table.")
-def tournament_cmd(scenario_names: tuple[str, ...], policies: str, battles: int, seed: int,
-                   jobs: int, backend_name: str, address: str | None, out_dir: str | None,
-                   resume: bool, as_json: bool) -> None:
+def tournament_cmd(scenario_names: tuple[str, ...], policies: str | None, battles: int,
+                   seed: int, jobs: int, backend_name: str, address: str | None,
+                   out_dir: str | None, resume: bool, as_json: bool) -> None:
     """Pit policies against each other on scenarios (default duel): every pairing on
     both sides on the same seeds, with 95% intervals, per-side figures and ratings."""
     from vtm_sim.backends import backend
@@ -79,6 +92,8 @@ def tournament_cmd(scenario_names: tuple[str, ...], policies: str, battles: int,
     if resume and out_dir is None:
         _fail("--resume: needs --out DIR, the directory of the tournament to continue")
     named = scenario_names or (DEFAULT_SCENARIO,)
+    if policies is None:
+        policies = default_policies(named)
     setup = Setup(named, tuple(p.strip() for p in policies.split(",") if p.strip()),
                   battles, seed)
     with user_errors():
