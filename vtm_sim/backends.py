@@ -50,13 +50,17 @@ class LocalPool:
 
 def _context(tasks: Sequence[Chunk]) -> multiprocessing.context.BaseContext:
     """forkserver where there is one: workers never inherit this process's threads
-    (a loaded torch model's, say); the server imports the resolver's module once."""
+    (a loaded torch model's, say).
+
+    Nothing is preloaded in the server: Python 3.11's forkserver imports its preload
+    list before it applies this process's ``sys.path``, so from a source checkout it
+    would load the checkout's pure modules where this process runs an installed
+    (compiled) build. Each worker imports on its first task, with this process's path.
+    """
+    del tasks
     if "forkserver" not in multiprocessing.get_all_start_methods():
         return multiprocessing.get_context("spawn")
-    ctx = multiprocessing.get_context("forkserver")
-    modules = sorted({"vtm_sim.tournament", *(t.resolver.__module__ for t in tasks[:1])})
-    ctx.set_forkserver_preload(modules)
-    return ctx
+    return multiprocessing.get_context("forkserver")
 
 
 class RayTasks:

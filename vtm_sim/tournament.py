@@ -24,7 +24,7 @@ import numpy as np
 from vtm_sim.errors import ConfigError
 from vtm_sim.events.damage import DamageEvent
 from vtm_sim.registry import PolicyMaker
-from vtm_sim.scenario import Scenario
+from vtm_sim.scenario import Scenario, load_scenario
 from vtm_sim.simulate import play
 
 PLANNER_ROLLOUTS = 64  # the planner's rollouts a decision wherever it is named
@@ -87,9 +87,13 @@ def check_setup(setup: Setup, scenarios: Sequence[Scenario], resolver: Resolver)
 
 @dataclass(frozen=True, slots=True)
 class Chunk:
-    """A worker's task: consecutive battles of one seating in one scenario."""
+    """A worker's task: consecutive battles of one seating in one scenario.
 
-    scenario: Scenario
+    The scenario travels as its file (``Scenario.source``) and each worker loads it
+    once: plain strings pickle the same in every build, where the compiled build's
+    frozen dataclasses do not unpickle."""
+
+    scenario_file: str
     policies: tuple[str, str]  # the pairing
     seats: tuple[str, ...]  # the policy on each side, in side order
     first_seed: int  # the tournament's seed: battle k has seed first_seed + k
@@ -108,9 +112,19 @@ def _maker(resolver: Resolver, name: str, scenario: Scenario) -> PolicyMaker:
     return _MAKERS[key]
 
 
+_SCENARIOS: dict[str, Scenario] = {}
+
+
+def _scenario(source: str) -> Scenario:
+    """A worker's scenarios, loaded once per process."""
+    if source not in _SCENARIOS:
+        _SCENARIOS[source] = load_scenario(source)
+    return _SCENARIOS[source]
+
+
 def play_chunk(chunk: Chunk) -> list[dict[str, Any]]:
     """Play a chunk's battles: one record each (what ``battles.jsonl`` holds)."""
-    sc = chunk.scenario
+    sc = _scenario(chunk.scenario_file)
     side_list = sides(sc)
     makers = {s: _maker(chunk.resolver, p, sc) for s, p in zip(side_list, chunk.seats, strict=True)}
     side_of = [f.side for f in sc.fighters]
@@ -168,7 +182,7 @@ def chunks(setup: Setup, scenarios: Sequence[Scenario], resolver: Resolver,
                     todo = tuple(k for k in range(start, min(start + size, setup.battles))
                                  if (sc.name, k, seats) not in finished)
                     if todo:
-                        out.append(Chunk(sc, (a, b), seats, setup.seed, todo, resolver))
+                        out.append(Chunk(sc.source, (a, b), seats, setup.seed, todo, resolver))
     return out
 
 
