@@ -37,7 +37,8 @@ def label(kind: str, choice: dict[str, object]) -> str:
             parts.append(f"celerity {choice['celerity']}")
         return ", ".join(parts)
     keep = {k: v for k, v in choice.items() if k not in ("target", "x", "y", "to")}
-    return " ".join(f"{v}" for v in keep.values() if v not in (None, False, 0, ""))
+    return " ".join(k if v is True else f"{v}" for k, v in keep.items()
+                    if v not in (None, False, 0, ""))
 
 
 def main() -> None:
