@@ -59,7 +59,7 @@ def main() -> None:
     p.add_argument("--n-envs", type=int, default=4)
     p.add_argument("--episodes", type=int, default=500,
                    help="battles per seat against ladder:1..3")
-    p.add_argument("--top-episodes", default="duel=50,gunfight=10",
+    p.add_argument("--top-episodes", default="duel=300,gunfight=45",
                    help="battles per seat against ladder:4 (the planner), per scenario")
     p.add_argument("--out", default="runs/shipped")
     a = p.parse_args()
