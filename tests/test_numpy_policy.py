@@ -159,3 +159,16 @@ def test_commands_run_with_torch_blocked(tmp_path: Path) -> None:
     assert f"model:{policy}" in out["tournament"]
     assert "Do this:" in out["suggest"]
     assert (tmp_path / "card.md").read_text().strip()
+
+
+@pytest.mark.parametrize("name", ["duel", "gunfight"])
+def test_shipped_policies_load_and_play_with_torch_blocked(name: str) -> None:
+    """trained:duel and trained:gunfight (agents/policies/*.npz) fight a battle on numpy alone."""
+    r = blocked("fight", name, "--policy", f"trained:{name}", "--seed", "3", "--json", cwd=ROOT)
+    assert r.returncode == 0, r.stderr[-2000:]
+    battle = json.loads(r.stdout[r.stdout.index("{"):])
+    assert battle["turns"] >= 1
+    r = blocked("tournament", name, "--policies", f"trained:{name},ladder:2", "--battles", "2",
+                cwd=ROOT)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert f"trained:{name}" in r.stdout

@@ -72,7 +72,7 @@ def test_a_tactic_file_by_name_and_by_path() -> None:
         ("smart", "unknown policy 'smart' (expected one of nearest, "),
         ("ladder:99", "no such rung (expected ladder:1 to ladder:"),
         ("ladder:", "expected ladder:N"),
-        ("trained:duel", "trained:duel: no shipped policy"),
+        ("trained:nowhere", "trained:nowhere: no shipped policy"),
         ("model:nowhere.zip", "model:nowhere.zip: cannot load the model"),
         ("tactic:nowhere.yaml", "tactic 'nowhere.yaml': no file"),
     ],
