@@ -57,6 +57,8 @@ COMPILED_MODULES = [
     "vtm_sim/movement.py",
     "vtm_sim/blood.py",
     "vtm_sim/space.py",
+    "vtm_sim/chase.py",  # MOVE-4: asked every turn (chasing) and in every option list
+    "vtm_sim/obstacles.py",  # MOVE-3: on every move across a field with obstacles
     "vtm_sim/policy.py",
     "vtm_sim/odds.py",
     "vtm_sim/forecast.py",
