@@ -338,3 +338,29 @@ def test_DICE_9_a_battle_replays_from_its_seed_and_from_its_recorded_faces() -> 
     strip = [e for e in one.log.events if e["e"] != EventKind.BATTLE]
     assert [e for e in scripted.log.events if e["e"] != EventKind.BATTLE] == strip
     assert isinstance(scripted.dice, ScriptedDice) and scripted.dice.remaining == 0
+
+
+def test_DICE_9_preloaded_dice_hand_out_their_faces_then_their_own_generator() -> None:
+    faces = [3, 10, 1, 7]
+    dice = RngDice.preloaded(faces, (5, 9, 1), batch=4)
+    assert dice.faces(3) == [3, 10, 1]
+    copy = dice.clone()  # mid-way: the copy draws exactly what the original will
+    later = np.random.default_rng([5, 9, 1]).integers(1, 11, size=4, dtype=np.int16).tolist()
+    assert dice.faces(3) == [7, *later[:2]]
+    assert copy.faces(3) == [7, *later[:2]]
+    assert faces == [3, 10, 1, 7]  # the shared list is never changed
+    again = RngDice.from_json(RngDice.preloaded(faces, (5, 9, 1), batch=4).to_json())
+    assert again.faces(6) == [3, 10, 1, 7, *later[:2]]
+
+
+def test_DICE_9_suggest_rollouts_roll_the_same_dice_for_every_option_and_worker() -> None:
+    from vtm_sim import advice
+
+    advice._FACES.clear()
+    first = [advice.rollout_dice(11, k).faces(8) for k in range(130)]
+    advice._FACES.clear()
+    backwards = [advice.rollout_dice(11, k).faces(8) for k in reversed(range(130))][::-1]
+    assert first == backwards  # rollout k's dice depend on the seed and k only
+    assert len({tuple(f) for f in first}) == 130
+    assert first != [advice.rollout_dice(12, k).faces(8) for k in range(130)]
+    advice._FACES.clear()

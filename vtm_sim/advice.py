@@ -46,6 +46,7 @@ from vtm_sim.choices import (
     DefenseKind,
 )
 from vtm_sim.combatant import Combatant
+from vtm_sim.dice import RngDice
 from vtm_sim.errors import ConfigError
 from vtm_sim.flow import Routine
 from vtm_sim.forecast import expected, plan_hit_chance, plan_odds
@@ -266,16 +267,34 @@ def advise(
 
 
 # what the rollout workers read (set before they are forked, so nothing is pickled)
-_JOB: tuple[Battle, list[Choice], int, Callable[[int], Policy], np.ndarray] | None = None
+_JOB: tuple[Battle, list[Choice], int, Callable[[int], Policy], int] | None = None
 CHUNK = 50  # rollouts a worker plays before it reports
+
+
+FACES = 256  # faces drawn ahead for each rollout (a duel's rolls about 50, at most ~200)
+BLOCK = 64  # rollouts whose faces one numpy call draws
+_FACES: dict[tuple[int, int], list[list[int]]] = {}  # (seed, block) -> its rollouts' faces
+
+
+def rollout_dice(seed: int, k: int) -> RngDice:
+    """The dice of rollout ``k``: the same for every option (common random numbers)
+    and in any worker, as they depend on ``seed`` and ``k`` only."""
+    key = (seed, k // BLOCK)
+    block = _FACES.get(key)
+    if block is None:
+        block = np.random.default_rng([seed, k // BLOCK]).integers(
+            1, 11, size=(BLOCK, FACES), dtype=np.int16).tolist()
+        _FACES[key] = block
+    return RngDice.preloaded(block[k % BLOCK], (seed, k, 1))
 
 
 def _batch(task: tuple[int, int, int]) -> tuple[int, int, float]:
     """Rollouts ``start .. start + count - 1`` of option ``i``: (i, count, points)."""
     i, start, count = task
     assert _JOB is not None
-    battle, options, side, playout, seeds = _JOB
-    points = math.fsum(rollout(battle, options[i], side, int(seeds[k]), playout)
+    battle, options, side, playout, seed = _JOB
+    points = math.fsum(rollout(battle, options[i], side, k, playout,
+                               dice=rollout_dice(seed, k))
                        for k in range(start, start + count))
     return i, count, points
 
@@ -295,19 +314,20 @@ def _win_chances(battle: Battle, d: Decision, options: list[Choice],
     still reaches it, until none does or ``budget_factor * n`` rollouts an option have
     been spent in all (an option gets at most ``2 * budget_factor * n``).
 
-    Rollout ``k`` of every option uses seed ``k`` (common random numbers); the
+    Rollout ``k`` of every option rolls the dice :func:`rollout_dice` gives ``k``
+    (common random numbers); the
     rollouts are spread over ``workers`` forked processes, and as every rollout's
     seed is fixed beforehand the answer is the same with any number of workers.
     """
     global _JOB
     side = battle.combatants[d.actor].side
     cap = max(n, int(2 * budget_factor * n))
-    seeds = np.random.default_rng(seed).integers(0, 2**63 - 1, size=cap)
     wins = [0.0] * len(options)
     runs = [0] * len(options)
     budget = max(n * len(options), int(budget_factor * n * len(options)))
     spent = 0
-    _JOB = (battle, options, side, playout, seeds)
+    _JOB = (battle, options, side, playout, seed)
+    _FACES.clear()
     pool = None
     if workers > 1 and len(options) > 1:
         import multiprocessing
@@ -345,6 +365,7 @@ def _win_chances(battle: Battle, d: Decision, options: list[Choice],
             pool.close()
             pool.join()
         _JOB = None
+        _FACES.clear()
     return [OptionValue(o, runs[i], wins[i]) for i, o in enumerate(options)]
 
 

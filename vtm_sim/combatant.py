@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Final
 
 from vtm_sim.health import HealthTrack, Status
 from vtm_sim.relations import Aim, Chase, Grip, GripKind
@@ -14,6 +14,7 @@ from vtm_sim.tables import UNARMED, Tables, Weapon
 
 # read on every able() and option list: module constants (see vtm_sim.symbol)
 _ACTIVE = Status.ACTIVE
+_hypot: Final = math.hypot  # Final: compiled code then skips reading it off the module
 _VAMPIRE = Kind.VAMPIRE
 
 
@@ -231,7 +232,7 @@ class Combatant:
         return (self.declared - self.declared_used) + (self.celerity - self.celerity_used)
 
     def distance(self, other: Combatant) -> float:
-        return math.hypot(self.x - other.x, self.y - other.y)
+        return _hypot(self.x - other.x, self.y - other.y)
 
     def willpower_available(self, turn: int, per_turn: int) -> bool:
         """DICE-8: at most ``per_turn`` Willpower points a turn."""

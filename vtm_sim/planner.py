@@ -35,7 +35,7 @@ import numpy as np
 
 from vtm_sim.battle import Battle
 from vtm_sim.choices import Action, ActionKind, Choice, Decision, DecisionKind, Declaration
-from vtm_sim.dice import RngDice
+from vtm_sim.dice import DiceSource, RngDice
 from vtm_sim.policy import NearestEnemyPolicy
 from vtm_sim.simulate import Policy
 from vtm_sim.tactics import TacticianPolicy, estimate
@@ -84,13 +84,15 @@ def standing_value(battle: Battle, side: int) -> float:
 
 def rollout(battle: Battle, choice: Choice, side: int, seed: int,
             playout: Callable[[int], Policy], max_decisions: int = 5000,
-            horizon: int | None = None) -> float:
+            horizon: int | None = None, dice: DiceSource | None = None) -> float:
     """Fork ``battle``, take ``choice``, play on with ``playout``; 1, 1/2 or 0 for ``side``.
 
-    With ``horizon``, stop once that many new turns have begun and score the
-    fork by :func:`standing_value` (unless it is already over).
+    The fork rolls ``dice`` when given, else a generator seeded ``seed``. With
+    ``horizon``, stop once that many new turns have begun and score the fork by
+    :func:`standing_value` (unless it is already over).
     """
-    fork = battle.clone(dice=RngDice(np.random.default_rng(seed), batch=256))
+    fork = battle.clone(dice=dice if dice is not None else
+                        RngDice(np.random.default_rng(seed), batch=256))
     fork.choose(choice)
     policies = [playout(c.id) for c in fork.combatants]
     last_turn = battle.turn + horizon if horizon is not None else battle.turn_limit + 1

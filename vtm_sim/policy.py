@@ -119,16 +119,20 @@ class NearestEnemyPolicy:
             if o.kind is _ATTACK and o.called is None and not o.offhand
             and o.maneuver in hurting
         ]
-        if attacks:
-
-            def score(a: Action) -> tuple[float, float]:
-                assert a.target is not None
+        if attacks:  # the nearest target (to 1/1000 yard), then the best pool and damage
+            best, best_key = attacks[0], (0.0, 0.0)
+            near: dict[int, float] = {}  # target -> minus its distance (round() is slow)
+            for i, a in enumerate(attacks):
+                t = a.target
+                assert t is not None
+                d = near.get(t)
+                if d is None:
+                    d = near[t] = -round(me.distance(battle.combatants[t]), 3)
                 p = battle.plan(me.id, a)
-                dist = me.distance(battle.combatants[a.target])
                 edge = -99.0 if p is None else p.pool * (11 - p.difficulty) / 10 + p.damage_base
-                return (-round(dist, 3), edge)
-
-            return max(attacks, key=score)
+                if i == 0 or (d, edge) > best_key:  # as max(): the first of equals
+                    best, best_key = a, (d, edge)
+            return best
         for kind in (ActionKind.CLEAR, ActionKind.RELOAD, ActionKind.GET_UP):
             for o in actions:
                 if o.kind is kind:
