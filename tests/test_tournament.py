@@ -197,6 +197,18 @@ def test_several_scenarios_each_get_their_pairings() -> None:
     assert "Pairings on duel" in text.output and "Pairings on knife_duel" in text.output
 
 
+def test_results_name_scenario_files_alike_on_every_machine(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """results.json holds nothing that depends on where the checkout or the run is."""
+    (tmp_path / "mine.yaml").write_text(
+        (Path(__file__).parent.parent / "configs" / "scenarios" / "duel.yaml").read_text())
+    monkeypatch.chdir(tmp_path)
+    out = invoke("duel", "mine.yaml", *SMALL, "--json")
+    assert out.exit_code == 0, out.output
+    files = [s["file"] for s in json.loads(out.output)["scenarios"]]
+    assert files == ["configs/scenarios/duel.yaml", "mine.yaml"]
+
+
 def test_results_do_not_depend_on_jobs(tmp_path: Path) -> None:
     """DICE-9: battle seeds come from --seed and the index, never from the worker."""
     args = ["--policies", "nearest,tactician,random", "--battles", "7", "--seed", "11"]

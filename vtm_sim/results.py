@@ -11,8 +11,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
+from vtm_sim.config import config_dir
 from vtm_sim.scenario import Scenario
 from vtm_sim.tournament import Setup, battle_order, pairings, record_key, sides
 
@@ -201,8 +203,20 @@ def summarize(setup: Setup, scenarios: Sequence[Scenario],
 
 
 def _scenario_json(sc: Scenario) -> dict[str, Any]:
-    return {"name": sc.name, "title": sc.title, "file": sc.source, "rules": sc.rules.name,
-            "sides": {str(s): sc.side_name(s) for s in sides(sc)}}
+    return {"name": sc.name, "title": sc.title, "file": portable_path(sc.source),
+            "rules": sc.rules.name, "sides": {str(s): sc.side_name(s) for s in sides(sc)}}
+
+
+def portable_path(source: str) -> str:
+    """A scenario file as results name it on any machine: a shipped one as
+    ``configs/...``, one under the working folder relative to it, else as given."""
+    path = Path(source)
+    for root, prefix in ((config_dir(), "configs/"), (Path.cwd(), "")):
+        try:
+            return prefix + path.resolve().relative_to(root.resolve()).as_posix()
+        except ValueError:
+            continue
+    return source
 
 
 CSV_FIELDS = ("scenario", "policy", "opponent", "side", "games", "wins", "draws", "losses",
