@@ -4,8 +4,8 @@ A seat is a side of the scenario. For every opponent and every seat the
 player runs every combatant of that side and the opponent every other one,
 over the seeded battles ``seed .. seed + episodes - 1`` (the same seeds for
 every seat and opponent, as in :mod:`vtm_sim.tournament`, so differences are
-differences in play). Rates come with Wilson 95% intervals (statsmodels'
-``proportion_confint``, imported when the intervals are asked for).
+differences in play). Rates come with Wilson 95% intervals
+(:func:`vtm_sim.intervals.wilson`).
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from vtm_sim.intervals import wilson
 from vtm_sim.scenario import Scenario
 from vtm_sim.simulate import Policy, play
 
@@ -25,13 +26,8 @@ POOLED = "pooled"
 
 
 def wilson95(count: int, n: int) -> tuple[float, float]:
-    """The Wilson 95% interval of ``count`` successes out of ``n`` (statsmodels)."""
-    if n == 0:
-        return 0.0, 1.0
-    from statsmodels.stats.proportion import proportion_confint
-
-    lo, hi = proportion_confint(count, n, alpha=0.05, method="wilson")
-    return float(lo), float(hi)
+    """The Wilson 95% interval of ``count`` successes out of ``n``."""
+    return wilson(count, n)
 
 
 @dataclass(frozen=True, slots=True)

@@ -59,6 +59,22 @@ def test_interval_is_the_wilson_score_interval() -> None:
     assert interval(0, 0) == (0.0, 1.0)
 
 
+def test_every_rate_interval_comes_from_one_helper() -> None:
+    """Tournaments, regress's balance tier and evaluations print the same interval."""
+    from agents.evaluation import wilson95
+    from vtm_sim.balance import Tally
+    from vtm_sim.intervals import wilson
+
+    z = 1.959963984540054
+    for k, n in ((3, 10), (517, 1000), (0, 7)):
+        p = k / n
+        centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+        half = z * (p * (1 - p) / n + z * z / (4 * n * n)) ** 0.5 / (1 + z * z / n)
+        assert wilson(k, n) == pytest.approx((centre - half, centre + half), abs=1e-9)
+        assert interval(k, n) == wilson(k, n) == wilson95(k, n)
+        assert Tally(k, 0, n - k).interval() == wilson(k, n)
+
+
 def test_DICE_9_pairings_replay_the_same_seeded_battles() -> None:
     """A policy against itself plays exactly `play` on seeds S..S+N-1, same logs."""
     sc = load_scenario("duel")

@@ -25,6 +25,7 @@ import numpy as np
 
 from vtm_sim import registry
 from vtm_sim.errors import ConfigError
+from vtm_sim.intervals import wilson
 from vtm_sim.regression import UPDATE_HINT, MatchupSpec, SuiteSpec
 from vtm_sim.scenario import load_scenario
 from vtm_sim.simulate import play
@@ -59,11 +60,8 @@ class Tally:
         return self.wins / self.battles if self.battles else 0.0
 
     def interval(self) -> tuple[float, float]:
-        """The Wilson interval of the win rate (scipy's binomtest)."""
-        from scipy.stats import binomtest
-
-        ci = binomtest(self.wins, self.battles).proportion_ci(CONFIDENCE, method="wilson")
-        return float(ci.low), float(ci.high)
+        """The Wilson interval of the win rate (:func:`vtm_sim.intervals.wilson`)."""
+        return wilson(self.wins, self.battles, CONFIDENCE)
 
     def text(self) -> str:
         lo, hi = self.interval()

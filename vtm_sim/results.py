@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from vtm_sim.config import config_dir
+from vtm_sim.intervals import wilson
 from vtm_sim.scenario import Scenario
 from vtm_sim.tournament import Setup, battle_order, pairings, record_key, sides
 
@@ -23,13 +24,8 @@ RATING_MODEL = "openskill PlackettLuce"
 
 
 def interval(k: int, n: int) -> tuple[float, float]:
-    """Wilson score 95% interval for ``k`` out of ``n`` (scipy.stats.binomtest)."""
-    if n == 0:
-        return 0.0, 1.0
-    from scipy.stats import binomtest
-
-    ci = binomtest(k, n).proportion_ci(confidence_level=0.95, method="wilson")
-    return float(ci.low), float(ci.high)
+    """Wilson score 95% interval for ``k`` out of ``n`` (:func:`vtm_sim.intervals.wilson`)."""
+    return wilson(k, n)
 
 
 def _r(x: float) -> float:
