@@ -30,7 +30,7 @@ MIN_EDGE = 0.55  # the score each rung must reach against the rung below
 
 
 class LadderSpec(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
     rungs: list[str] = Field(min_length=2, description="Policy names, weakest first.")
 

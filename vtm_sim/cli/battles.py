@@ -180,8 +180,10 @@ def _is_state_file(path: str) -> bool:
         return False
     import yaml
 
+    from vtm_sim.config import parse_yaml
+
     try:
-        data = yaml.safe_load(p.read_text(encoding="utf-8"))
+        data = parse_yaml(p.read_text(encoding="utf-8"))
     except (OSError, yaml.YAMLError, UnicodeDecodeError):
         return False
     return isinstance(data, dict) and ("format" in data or "scenario" in data)
@@ -194,8 +196,10 @@ def _not_a_stat_block(path: str) -> None:
         return
     import yaml
 
+    from vtm_sim.config import parse_yaml
+
     try:
-        data = yaml.safe_load(p.read_text(encoding="utf-8"))
+        data = parse_yaml(p.read_text(encoding="utf-8"))
     except (OSError, yaml.YAMLError, UnicodeDecodeError):
         return
     if isinstance(data, dict) and "title" not in data and (
