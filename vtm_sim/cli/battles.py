@@ -223,13 +223,17 @@ def _write(path: str, option: str, text: str) -> None:
 def _report(battle: Battle, *, tell: str | None, as_json: bool, stopped: bool,
             saved: str | None) -> None:
     from vtm_sim.narration import narrate, plural
-    from vtm_sim.story import tell as story
 
     winner = None
     if battle.winner is not None:
         winner = ", ".join(c.name for c in battle.combatants if c.side == battle.winner)
-    lines = [] if tell is None else (
-        narrate(battle.log.events) if tell == "dice" else story(battle.log.events))
+    lines: list[str] = []
+    if tell == "dice":
+        lines = narrate(battle.log.events)
+    elif tell is not None:
+        from vtm_sim.story import tell as story
+
+        lines = story(battle.log.events)
     if as_json:
         data: dict[str, Any] = {
             "winner": winner,
