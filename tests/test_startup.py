@@ -1,8 +1,12 @@
 """The command line starts light: commands are imported when named (vtm_sim/cli/base.py).
 
-`vtm-sim --help` imports no command module and no engine module, and no
-scripted-only command imports torch or matplotlib (checked in a fresh
-subprocess). How fast it starts is measured by experiments/bench_startup.py.
+`vtm-sim --help` imports no command module and no engine module; a command's
+`--help` imports none of the engine, numpy, pydantic or YAML either (the
+command modules import the engine inside each command); `vtm-sim roll`
+imports neither the tables nor the battle, and the commands that roll no dice
+import no numpy (the dice import it on their first draw); no scripted-only
+command imports torch or matplotlib. Each is checked in a fresh subprocess.
+How fast it starts is measured by experiments/bench_startup.py.
 """
 
 from __future__ import annotations
@@ -12,6 +16,7 @@ import json
 import pkgutil
 import subprocess
 import sys
+from pathlib import Path
 
 import click
 from click.testing import CliRunner
@@ -25,13 +30,19 @@ HEAVY = ("torch", "matplotlib", "stable_baselines3")
 TRAINING_ONLY = {"train"}
 
 
+# the libraries and engine modules a light start leaves out (where the tests below say)
+PROBED = (*HEAVY, "numpy", "pydantic", "yaml", "scipy", "vtm_sim.battle", "vtm_sim.tables",
+          "vtm_sim.stats", "vtm_sim.combatant", "vtm_sim.scenario", "vtm_sim.cli.battles")
+ENGINE = ("vtm_sim.battle", "vtm_sim.tables", "vtm_sim.stats", "vtm_sim.combatant",
+          "vtm_sim.scenario")
+
+
 def _modules_after(code: str) -> dict[str, bool]:
     """Run ``code`` in a fresh interpreter; which heavy or engine modules it imported."""
     probe = (
         f"{code}\n"
         "import json, sys\n"
-        "names = ('torch', 'matplotlib', 'stable_baselines3', 'vtm_sim.battle', "
-        "'vtm_sim.cli.battles', 'numpy', 'pydantic')\n"
+        f"names = {PROBED!r}\n"
         "print(json.dumps({m: m in sys.modules for m in names}))\n"
     )
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
@@ -48,7 +59,45 @@ def test_help_imports_no_command_and_no_engine() -> None:
     )
     assert not any(loaded[m] for m in HEAVY), loaded
     assert not loaded["vtm_sim.battle"] and not loaded["vtm_sim.cli.battles"], loaded
-    assert not loaded["numpy"] and not loaded["pydantic"], loaded
+    assert not loaded["numpy"] and not loaded["pydantic"] and not loaded["yaml"], loaded
+
+
+def _invoke_all(runs: list[list[str]]) -> str:
+    """Probe code: every ``vtm-sim ARGS`` of ``runs`` through CliRunner, each exit 0."""
+    return (
+        "from click.testing import CliRunner\nfrom vtm_sim.cli import main\n"
+        f"for args in {runs!r}:\n"
+        "    r = CliRunner().invoke(main, args)\n"
+        "    assert r.exit_code == 0, (args, r.output)\n"
+    )
+
+
+def test_every_commands_help_imports_no_engine_numpy_pydantic_or_yaml() -> None:
+    """A command's --help is built from its click command alone (the engine is imported
+    inside the command), training commands included."""
+    runs = [[name, "--help"] for name in sorted(COMMANDS)] + [["state", "show", "--help"]]
+    loaded = _modules_after(_invoke_all(runs))
+    assert not any(loaded[m] for m in (*HEAVY, *ENGINE)), loaded
+    assert not any(loaded[m] for m in ("numpy", "pydantic", "yaml", "scipy")), loaded
+
+
+def test_roll_imports_neither_the_tables_nor_the_battle() -> None:
+    """`vtm-sim roll` needs the dice, the odds and a rules profile: nothing else."""
+    loaded = _modules_after(_invoke_all([["roll", "6", "--seed", "1"],
+                                         ["roll", "4", "--faces", "1,9,10,6", "--odds"]]))
+    assert not any(loaded[m] for m in (*HEAVY, *ENGINE, "scipy")), loaded
+    assert loaded["numpy"] and loaded["pydantic"]  # the dice and the rules profile
+
+
+def test_commands_that_roll_no_dice_import_no_numpy(tmp_path: Path) -> None:
+    """Listing scenarios and policies, a schema, replaying a log (its dice are in it)."""
+    log = tmp_path / "battle.jsonl"
+    assert CliRunner().invoke(main, ["fight", "duel", "--seed", "1", "--log",
+                                     str(log)]).exit_code == 0
+    loaded = _modules_after(_invoke_all([["scenarios"], ["policies"], ["schema", "state"],
+                                         ["replay", str(log)]]))
+    assert not any(loaded[m] for m in (*HEAVY, "numpy", "scipy")), loaded
+    assert loaded["vtm_sim.battle"] and loaded["pydantic"]  # the commands really ran
 
 
 def test_scripted_commands_import_no_torch_or_matplotlib() -> None:
@@ -58,12 +107,7 @@ def test_scripted_commands_import_no_torch_or_matplotlib() -> None:
         ["roll", "3", "--seed", "1"], ["scenarios"], ["fight", "duel", "--seed", "1"],
         ["card", "--attacker", "knife_fighter", "--against", "brawler"],
     ]
-    loaded = _modules_after(
-        "from click.testing import CliRunner\nfrom vtm_sim.cli import main\n"
-        f"for args in {runs!r}:\n"
-        "    r = CliRunner().invoke(main, args)\n"
-        "    assert r.exit_code == 0, (args, r.output)\n"
-    )
+    loaded = _modules_after(_invoke_all(runs))
     assert not any(loaded[m] for m in HEAVY), loaded
     assert loaded["vtm_sim.battle"]  # the commands really ran
 

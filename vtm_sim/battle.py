@@ -24,8 +24,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
-
 from vtm_sim.attack import (
     AttackPlan,
     Situation,
@@ -207,7 +205,11 @@ class Battle:
     ) -> None:
         self.rules = rules or load_rules("v20")
         self.tables = tables or load_tables()
-        self.dice = dice if dice is not None else RngDice(np.random.default_rng(seed))
+        if dice is None:
+            import numpy as np  # here, not at the top: commands that make no battle skip numpy
+
+            dice = RngDice(np.random.default_rng(seed))
+        self.dice = dice
         self.seed = seed
         self.turn_limit = turn_limit
         self.field = field

@@ -11,12 +11,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
-
-import numpy as np
+from typing import TYPE_CHECKING, Any, Protocol
 
 from vtm_sim.errors import DiceError
 from vtm_sim.symbol import Symbol
+
+if TYPE_CHECKING:  # numpy is imported when dice are first drawn: a command rolling none skips it
+    import numpy as np
 
 MIN_DIFFICULTY = 2
 MAX_DIFFICULTY = 10
@@ -81,6 +82,8 @@ class RngDice:
     @property
     def rng(self) -> np.random.Generator:
         if self._rng is None:
+            import numpy as np
+
             st = self._state
             if st is None:
                 self._rng = np.random.default_rng(list(self._seed))
@@ -96,6 +99,8 @@ class RngDice:
         if i + n > len(self._buf):
             rest = self._buf[i:]
             need = max(self._batch, n - len(rest))
+            import numpy as np  # once a batch
+
             self._buf = rest + self.rng.integers(1, 11, size=need, dtype=np.int16).tolist()
             i = 0
         self._i = i + n

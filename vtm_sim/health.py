@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from vtm_sim.stats import Kind
+from vtm_sim.sheet import Kind
 from vtm_sim.symbol import Symbol
-from vtm_sim.tables import DamageType, HealthLevelSpec
+from vtm_sim.weapons import DamageType
+
+if TYPE_CHECKING:  # the tables (pydantic, YAML) are not imported with the events
+    from vtm_sim.tables import HealthLevelSpec
 
 
 class Status(Symbol):

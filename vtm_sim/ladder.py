@@ -16,7 +16,6 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
-import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
 from vtm_sim.config import config_dir, load_yaml, validate
@@ -30,7 +29,7 @@ MIN_EDGE = 0.55  # the score each rung must reach against the rung below
 
 
 class LadderSpec(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
     rungs: list[str] = Field(min_length=2, description="Policy names, weakest first.")
 
@@ -135,6 +134,8 @@ def play_match(
     progress: Callable[[int], None] | None = None,
 ) -> Match:
     """``battles`` seeded battles with ``a`` on each side in turn, ``b`` on every other."""
+    import numpy as np  # here: `vtm-sim policies` lists the rungs without numpy
+
     from vtm_sim.registry import maker
 
     make_a, make_b = maker(a, scenario), maker(b, scenario)

@@ -45,7 +45,7 @@ __all__ = ["Tactic", "TacticPolicy", "load_tactic", "tactic_dir"]
 class Tactic(BaseModel):
     """A scripted NPC's rules of thumb (one tactic file)."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
     name: str = Field(description="What a Storyteller calls this NPC.")
     description: str = Field(default="", description="The tactic in a sentence or two.")

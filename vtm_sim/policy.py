@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import numpy as np
+from typing import TYPE_CHECKING
 
 from vtm_sim.attack import SHOOTING, defense_pool, hand_weapon
 from vtm_sim.battle import Battle
@@ -21,6 +21,9 @@ from vtm_sim.choices import (
 )
 from vtm_sim.effects import hurts
 from vtm_sim.maneuver import Maneuver, names_where
+
+if TYPE_CHECKING:
+    import numpy as np
 
 
 def _bites(spec: Maneuver) -> bool:

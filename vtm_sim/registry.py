@@ -29,14 +29,16 @@ import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from vtm_sim.battle import Battle, Fighter
 from vtm_sim.errors import ConfigError
 from vtm_sim.policy import NearestEnemyPolicy, RandomPolicy
 from vtm_sim.scenario import Scenario
 from vtm_sim.simulate import Policy
+
+if TYPE_CHECKING:  # numpy is not needed to list or look up names (`vtm-sim policies`)
+    import numpy as np
 
 __all__ = [
     "Policy",
@@ -49,7 +51,7 @@ __all__ = [
 ]
 
 # A battle policy for one combatant (its id), given a generator of its own.
-PolicyMaker = Callable[[np.random.Generator, int], Policy]
+PolicyMaker = Callable[["np.random.Generator", int], Policy]
 # Builds the makers of one entry for a scenario; the second argument is what follows
 # the prefix (``model:PATH`` -> ``PATH``), empty for a plain name.
 Builder = Callable[[Scenario, str], PolicyMaker]

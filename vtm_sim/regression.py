@@ -47,7 +47,7 @@ UPDATE_HINT = "vtm-sim regress --update"
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
 
 class KeptLog(_Strict):

@@ -16,7 +16,7 @@ from vtm_sim.errors import ConfigError
 class RuleSet(BaseModel):
     """A rules profile. Field comments name the rule each option settles."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
     name: str
     specialty_rule: Literal["explode", "double"] = "explode"  # DICE-5

@@ -43,7 +43,7 @@ OPTION = {"scenarios": "SCENARIO", "policies": "--policies", "battles": "--battl
 class BattleRecord(BaseModel):
     """One line of battles.jsonl."""
 
-    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True, defer_build=True)
 
     scenario: str
     index: int

@@ -11,8 +11,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
 from vtm_sim.choices import DecisionKind, choice_from_json, shared
 from vtm_sim.combatant import Combatant
 from vtm_sim.dice import DiceSource, RngDice, dice_from_json
@@ -51,9 +49,12 @@ def _rebuild(data: dict[str, Any], seed: int | None, dice: DiceSource | None,
     from vtm_sim.battle import Battle, field_from_json
 
     rules = RuleSet.model_validate(data["rules"])
-    if dice is None:
-        dice = RngDice(np.random.default_rng(seed)) if seed is not None else dice_from_json(
-            data["dice"])
+    if dice is None and seed is not None:
+        import numpy as np  # here: a saved state's own dice build their generator when drawn
+
+        dice = RngDice(np.random.default_rng(seed))
+    elif dice is None:
+        dice = dice_from_json(data["dice"])
     b = Battle((), dice=dice, rules=rules, tables=tables, turn_limit=int(data["turn_limit"]),
                field=field_from_json(data["field"]),
                ambush=[(int(a), int(t)) for a, t in data["ambush"]], start=False)

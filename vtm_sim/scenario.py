@@ -24,7 +24,7 @@ from vtm_sim.stats import StatBlock, load_stat_block
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
 
 class CombatantSpec(_Strict):

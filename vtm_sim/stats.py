@@ -62,7 +62,7 @@ def _check_keys(value: dict[str, int], allowed: tuple[str, ...], what: str) -> d
 
 
 class StatBlockSpec(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
     name: str = Field(min_length=1)
     kind: Kind = Kind.MORTAL

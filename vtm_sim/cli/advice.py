@@ -1,28 +1,35 @@
-"""What should this NPC do now: ``vtm-sim suggest``."""
+"""What should this NPC do now: ``vtm-sim suggest``; ``vtm-sim export-behaviors``.
+
+The engine is imported inside each command, so a command's ``--help`` imports
+click and the decision kinds it lists, nothing more (tests/test_startup.py).
+"""
 
 from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import click
-import numpy as np
-import yaml
 
-from vtm_sim import registry
-from vtm_sim.advice import Advice, advise, find_combatant
-from vtm_sim.battle import Battle
 from vtm_sim.choices import DecisionKind
 from vtm_sim.cli.base import _dump, main, user_errors
-from vtm_sim.errors import ConfigError
-from vtm_sim.policy import NearestEnemyPolicy
-from vtm_sim.scenario import load_scenario
-from vtm_sim.simulate import Policy
+
+if TYPE_CHECKING:
+    from vtm_sim.advice import Advice
+    from vtm_sim.battle import Battle
+    from vtm_sim.simulate import Policy
 
 
 def _playout(name: str, battle: Battle, seed: int) -> Callable[[int], Policy]:
     """Who plays on in the simulated fights: ``planner`` means the planner's own cheap
     playouts (nearest); any other name of the registry plays itself."""
+    import numpy as np
+
+    from vtm_sim import registry
+    from vtm_sim.errors import ConfigError
+    from vtm_sim.policy import NearestEnemyPolicy
+
     if name == "planner":
         return lambda _cid: NearestEnemyPolicy()
     try:
@@ -65,7 +72,9 @@ def suggest_cmd(source: str, npc: str, policy_name: str, rollouts: int, seed: in
     to wound, levels on average, to take the target down) and its chance to
     win the whole fight by simulated fights, with a 95% interval.
     """
+    from vtm_sim.advice import advise, find_combatant
     from vtm_sim.cli.battles import _is_state_file
+    from vtm_sim.scenario import load_scenario
 
     with user_errors():
         if _is_state_file(source):
@@ -129,8 +138,12 @@ def export_behaviors_cmd(scenario_name: str, npc: str, policy_name: str, others_
     In the situations that matter (its wounds, the range, cover, ammunition,
     the enemy's state) what it does, how often, and how well that worked.
     """
+    from vtm_sim import registry
+    from vtm_sim.advice import find_combatant
     from vtm_sim.behaviors import card_markdown, learn
     from vtm_sim.cli.battles import _write
+    from vtm_sim.errors import ConfigError
+    from vtm_sim.scenario import load_scenario
 
     with user_errors():
         scenario = load_scenario(scenario_name)
@@ -149,6 +162,8 @@ def export_behaviors_cmd(scenario_name: str, npc: str, policy_name: str, others_
     elif fmt == "json":
         text = json.dumps(card.to_json(), indent=1) + "\n"
     else:
+        import yaml
+
         text = yaml.safe_dump(card.to_json(), sort_keys=False, allow_unicode=True)
     if out_file is not None:
         _write(out_file, "--out", text)

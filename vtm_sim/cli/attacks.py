@@ -1,14 +1,17 @@
-"""One attack through the whole chain, and tactic cards."""
+"""One attack through the whole chain, and tactic cards.
+
+The engine is imported inside each command, so a command's ``--help`` imports
+click and the defense kinds it lists, nothing more (tests/test_startup.py).
+"""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
-from vtm_sim.card import card_for, card_lines, tactic_card
 from vtm_sim.choices import DefenseKind
 from vtm_sim.cli.base import (
     FACES_LABELS,
@@ -24,13 +27,9 @@ from vtm_sim.cli.base import (
     main,
     user_errors,
 )
-from vtm_sim.dice import DiceSource, ScriptedDice
-from vtm_sim.errors import DiceError
-from vtm_sim.exchange import ExchangeError, exchange_odds, resolve_exchange
-from vtm_sim.narration import narrate, plural
-from vtm_sim.rules import load_rules
-from vtm_sim.stats import load_stat_block
-from vtm_sim.tables import load_tables
+
+if TYPE_CHECKING:
+    from vtm_sim.dice import DiceSource, ScriptedDice
 
 
 def _parse_attack_faces(text: str | None) -> dict[str, list[int]]:
@@ -69,6 +68,8 @@ class _FacesDice:
         self.started = False
 
     def __call__(self, label: str) -> DiceSource:
+        from vtm_sim.dice import ScriptedDice
+
         if not self.started:
             self.sources = {k: ScriptedDice(v, f"--faces {k}") for k, v in self.scripted.items()}
             self.started = True
@@ -87,6 +88,9 @@ class _FacesDice:
         Raises:
             DiceError: a roll left some of its faces over.
         """
+        from vtm_sim.errors import DiceError
+        from vtm_sim.narration import plural
+
         out = []
         for key, src in self.sources.items():
             given = len(self.scripted[key])
@@ -109,6 +113,9 @@ class _AskedDice:
         self.asked: dict[str, int] = {}
 
     def faces(self, n: int) -> list[int]:
+        from vtm_sim.dice import ScriptedDice
+        from vtm_sim.errors import DiceError
+
         again = self.asked.get(self.label, 0)
         self.asked[self.label] = again + 1
         more = " more" if again else ""
@@ -131,6 +138,8 @@ class _AskedDice:
 @contextmanager
 def _exchange_errors(attacker_file: str) -> Iterator[None]:
     """An exchange the rules refuse, worded by the option at fault."""
+    from vtm_sim.exchange import ExchangeError
+
     try:
         yield
     except ExchangeError as exc:
@@ -210,6 +219,12 @@ def attack_cmd(
     rules_name: str,
 ) -> None:
     """Resolve one attack through the whole chain: attack, defense, damage, soak."""
+    from vtm_sim.exchange import exchange_odds, resolve_exchange
+    from vtm_sim.narration import narrate
+    from vtm_sim.rules import load_rules
+    from vtm_sim.stats import load_stat_block
+    from vtm_sim.tables import load_tables
+
     with user_errors(), _exchange_errors(attacker_file):
         rules = load_rules(rules_name)
         scripted = _parse_attack_faces(faces)
@@ -283,6 +298,11 @@ def card_cmd(attacker_file: str, defender_file: str, state_file: str | None,
              as_json: bool) -> None:
     """A tactic card: every legal attack the attacker has (each carried weapon), with
     exact odds, and what the other options buy."""
+    from vtm_sim.card import card_for, card_lines, tactic_card
+    from vtm_sim.rules import load_rules
+    from vtm_sim.stats import load_stat_block
+    from vtm_sim.tables import load_tables
+
     with user_errors():
         if state_file is not None:
             if distance is not None:

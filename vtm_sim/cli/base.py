@@ -152,6 +152,8 @@ class OneLineErrors(click.Group):
 # the engine (and never imports torch or matplotlib unless a command needs them).
 # To add a command: write it in its module under vtm_sim/cli/ with ``@main.command``
 # as usual, and add its one line here (tests/test_startup.py checks the two agree).
+# Import the engine inside the command function, not at the module's top, so the
+# command's ``--help`` imports click and nothing of the engine (checked there too).
 COMMANDS: dict[str, tuple[str, str]] = {
     "attack": ("vtm_sim.cli.attacks:attack_cmd", "Resolve one attack through the whole chain."),
     "card": ("vtm_sim.cli.attacks:card_cmd", "A tactic card: every legal attack, exact odds."),

@@ -1,18 +1,18 @@
-"""Battles: fight, scenarios, replay (tournaments are in cli/tournaments.py)."""
+"""Battles: fight, scenarios, replay (tournaments are in cli/tournaments.py).
+
+The engine is imported inside each command, so a command's ``--help`` imports
+click and nothing of the engine (tests/test_startup.py).
+"""
 
 from __future__ import annotations
 
 import json
 import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
-import numpy as np
-import yaml
 
-from vtm_sim import registry
-from vtm_sim.battle import Battle, Fighter
 from vtm_sim.cli.base import (
     RULES_HELP,
     ReplayFailed,
@@ -22,16 +22,10 @@ from vtm_sim.cli.base import (
     main,
     user_errors,
 )
-from vtm_sim.errors import ConfigError, LogFormatError, VtmSimError
-from vtm_sim.events import EventLog
-from vtm_sim.narration import narrate, plural
-from vtm_sim.replay import replay as replay_log
-from vtm_sim.rules import load_rules
-from vtm_sim.scenario import list_scenarios, load_scenario
-from vtm_sim.simulate import Policy
-from vtm_sim.stats import load_stat_block
-from vtm_sim.story import tell as story
-from vtm_sim.tables import load_tables
+
+if TYPE_CHECKING:
+    from vtm_sim.battle import Battle
+    from vtm_sim.simulate import Policy
 
 
 @main.command("fight")
@@ -118,6 +112,12 @@ def fight_cmd(
     a state file (the fight as it stands: `--state FILE`, or the file alone),
     or two stat blocks: A (side 0) against B (side 1), DISTANCE yards apart.
     """
+    from vtm_sim.battle import Battle, Fighter
+    from vtm_sim.rules import load_rules
+    from vtm_sim.scenario import load_scenario
+    from vtm_sim.stats import load_stat_block
+    from vtm_sim.tables import load_tables
+
     if state_file is None and a_file is not None and b_file is None and _is_state_file(a_file):
         state_file, a_file = a_file, None
     if state_file is not None and (a_file is not None or b_file is not None):
@@ -178,8 +178,12 @@ def _is_state_file(path: str) -> bool:
     p = Path(path)
     if p.suffix not in (".yaml", ".yml", ".json") or not p.is_file():
         return False
+    import yaml
+
+    from vtm_sim.config import parse_yaml
+
     try:
-        data = yaml.safe_load(p.read_text(encoding="utf-8"))
+        data = parse_yaml(p.read_text(encoding="utf-8"))
     except (OSError, yaml.YAMLError, UnicodeDecodeError):
         return False
     return isinstance(data, dict) and ("format" in data or "scenario" in data)
@@ -190,8 +194,12 @@ def _not_a_stat_block(path: str) -> None:
     p = Path(path)
     if p.suffix not in (".yaml", ".yml") or not p.is_file():
         return
+    import yaml
+
+    from vtm_sim.config import parse_yaml
+
     try:
-        data = yaml.safe_load(p.read_text(encoding="utf-8"))
+        data = parse_yaml(p.read_text(encoding="utf-8"))
     except (OSError, yaml.YAMLError, UnicodeDecodeError):
         return
     if isinstance(data, dict) and "title" not in data and (
@@ -214,11 +222,18 @@ def _write(path: str, option: str, text: str) -> None:
 
 def _report(battle: Battle, *, tell: str | None, as_json: bool, stopped: bool,
             saved: str | None) -> None:
+    from vtm_sim.narration import narrate, plural
+
     winner = None
     if battle.winner is not None:
         winner = ", ".join(c.name for c in battle.combatants if c.side == battle.winner)
-    lines = [] if tell is None else (
-        narrate(battle.log.events) if tell == "dice" else story(battle.log.events))
+    lines: list[str] = []
+    if tell == "dice":
+        lines = narrate(battle.log.events)
+    elif tell is not None:
+        from vtm_sim.story import tell as story
+
+        lines = story(battle.log.events)
     if as_json:
         data: dict[str, Any] = {
             "winner": winner,
@@ -266,6 +281,11 @@ def _report(battle: Battle, *, tell: str | None, as_json: bool, stopped: bool,
 
 def _policies(name: str, battle: Battle, seed: int) -> list[Policy]:
     """One policy of ``name`` per combatant, from a generator of the battle's seed."""
+    import numpy as np
+
+    from vtm_sim import registry
+    from vtm_sim.errors import ConfigError
+
     try:
         make = registry.maker(name, registry.scenario_of(battle))
     except ConfigError as exc:
@@ -278,6 +298,8 @@ def _policies(name: str, battle: Battle, seed: int) -> list[Policy]:
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def scenarios_cmd(as_json: bool) -> None:
     """List the shipped scenarios (configs/scenarios/)."""
+    from vtm_sim.scenario import list_scenarios, load_scenario
+
     rows: list[dict[str, Any]] = []
     with user_errors():
         for name in list_scenarios():
@@ -304,6 +326,11 @@ def scenarios_cmd(as_json: bool) -> None:
 def replay_cmd(log_file: str) -> None:
     """Replay a JSONL battle log and verify it event for event (exit 1 if it does not;
     2 if the file is not a battle log)."""
+    from vtm_sim.errors import LogFormatError, VtmSimError
+    from vtm_sim.events import EventLog
+    from vtm_sim.narration import narrate
+    from vtm_sim.replay import replay as replay_log
+
     try:
         log = EventLog.read(Path(log_file))
     except VtmSimError as exc:

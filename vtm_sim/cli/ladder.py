@@ -1,4 +1,8 @@
-"""Policies by name and the difficulty ladder: ``vtm-sim policies``, ``vtm-sim ladder``."""
+"""Policies by name and the difficulty ladder: ``vtm-sim policies``, ``vtm-sim ladder``.
+
+The engine is imported inside each command, so a command's ``--help`` imports
+click and nothing of the engine (tests/test_startup.py).
+"""
 
 from __future__ import annotations
 
@@ -6,16 +10,15 @@ import sys
 
 import click
 
-from vtm_sim import registry
 from vtm_sim.cli.base import _dump, main, user_errors
-from vtm_sim.ladder import round_robin, rungs, table_lines, to_json
-from vtm_sim.scenario import load_scenario
 
 
 @main.command("policies")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def policies_cmd(as_json: bool) -> None:
     """Every policy name a command or an env's opponents= accepts, and how it plays."""
+    from vtm_sim import registry
+
     with user_errors():
         rows = [{"name": n, "plays": registry.describe(n)} for n in registry.names()]
     if as_json:
@@ -39,6 +42,9 @@ def policies_cmd(as_json: bool) -> None:
 def ladder_cmd(scenario_name: str, battles: int, planner_battles: int, seed: int,
                as_json: bool) -> None:
     """Re-measure the difficulty ladder: every pair of rungs, both seats, same seeds."""
+    from vtm_sim.ladder import round_robin, rungs, table_lines, to_json
+    from vtm_sim.scenario import load_scenario
+
     with user_errors():
         scenario = load_scenario(scenario_name)
         names = list(rungs())

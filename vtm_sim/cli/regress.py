@@ -8,26 +8,15 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
-from vtm_sim.balance import Check, check, level, play_matchup, read_baselines, write_baselines
 from vtm_sim.cli.base import main, user_errors
-from vtm_sim.errors import ConfigError
-from vtm_sim.eventdiff import side_by_side
-from vtm_sim.regression import (
-    BATTLES_FILE,
-    Change,
-    SuiteRun,
-    SuiteSpec,
-    compare,
-    count_cases,
-    load_suite,
-    read_goldens,
-    run_suite,
-    write_goldens,
-)
+
+if TYPE_CHECKING:  # the engine is imported inside the command: --help stays light
+    from vtm_sim.balance import Check
+    from vtm_sim.regression import Change, SuiteRun, SuiteSpec
 
 DEFAULT_SUITE = "tests/golden"
 
@@ -58,6 +47,18 @@ def regress_cmd(suite_dir: str, update: bool, as_json: bool) -> None:
     the baselines. Exits with status 1 on any difference; with --update,
     rewrites the goldens instead and exits 0.
     """
+    from vtm_sim.balance import check, play_matchup, read_baselines, write_baselines
+    from vtm_sim.errors import ConfigError
+    from vtm_sim.regression import (
+        BATTLES_FILE,
+        compare,
+        count_cases,
+        load_suite,
+        read_goldens,
+        run_suite,
+        write_goldens,
+    )
+
     folder = Path(suite_dir)
     started = time.perf_counter()
     with user_errors():
@@ -108,6 +109,8 @@ def regress_cmd(suite_dir: str, update: bool, as_json: bool) -> None:
 def _text(folder: Path, run: SuiteRun, changes: list[Change], checks: list[Check],
           spec: SuiteSpec, update: bool, unreadable: list[str], left: str,
           right: str) -> list[str]:
+    from vtm_sim.balance import level
+
     out = []
     for problem in unreadable:
         out.append(f"(the old goldens could not be read and are written anew: {problem})")
@@ -148,6 +151,9 @@ def _text(folder: Path, run: SuiteRun, changes: list[Change], checks: list[Check
 
 def _json(folder: Path, run: SuiteRun, changes: list[Change], checks: list[Check],
           spec: SuiteSpec, update: bool, failed: bool) -> dict[str, Any]:
+    from vtm_sim.balance import level
+    from vtm_sim.eventdiff import side_by_side
+
     def change(c: Change) -> dict[str, Any]:
         d: dict[str, Any] = {"id": c.id, "kind": c.kind,
                              "old": None if c.old is None else c.old.to_json(),

@@ -1,8 +1,13 @@
-"""Dice commands: roll a pool, jump (MOVE-3), pursue (MOVE-4)."""
+"""Dice commands: roll a pool, jump (MOVE-3), pursue (MOVE-4).
+
+The engine is imported inside each command, so a command's ``--help`` (and
+``vtm-sim roll``, which needs neither the tables nor a stat block) imports
+only what it uses (tests/test_startup.py).
+"""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -20,15 +25,9 @@ from vtm_sim.cli.base import (
     main,
     user_errors,
 )
-from vtm_sim.combatant import Combatant
-from vtm_sim.dice import DiceSource, ScriptedDice, SpecialtyRule, roll
-from vtm_sim.errors import DiceError
-from vtm_sim.movement import JUMP_DIFFICULTY, Pursuit, jump_feet, jump_pool
-from vtm_sim.narration import plural
-from vtm_sim.odds import roll_odds
-from vtm_sim.rules import load_rules
-from vtm_sim.stats import load_stat_block
-from vtm_sim.tables import load_tables
+
+if TYPE_CHECKING:
+    from vtm_sim.dice import DiceSource
 
 
 def _explode_pool(faces: list[int]) -> int | None:
@@ -89,6 +88,12 @@ def roll_cmd(
     rules_name: str,
 ) -> None:
     """Roll POOL d10 against a difficulty (DICE-1..8)."""
+    from vtm_sim.dice import ScriptedDice, SpecialtyRule, roll
+    from vtm_sim.errors import DiceError
+    from vtm_sim.narration import plural
+    from vtm_sim.odds import roll_odds
+    from vtm_sim.rules import load_rules
+
     with user_errors():
         rules = load_rules(rules_name)
         spec = rules.specialty if specialty else None
@@ -163,6 +168,13 @@ def roll_cmd(
 def jump_cmd(sheet_file: str, running: bool, vertical: bool, faces: str | None, seed: int,
              as_json: bool) -> None:
     """MOVE-3: how far a character jumps (Strength, + Athletics running, difficulty 3)."""
+    from vtm_sim.combatant import Combatant
+    from vtm_sim.dice import ScriptedDice, roll
+    from vtm_sim.movement import JUMP_DIFFICULTY, jump_feet, jump_pool
+    from vtm_sim.narration import plural
+    from vtm_sim.stats import load_stat_block
+    from vtm_sim.tables import load_tables
+
     with user_errors():
         tables = load_tables()
         c = Combatant.create(0, load_stat_block(sheet_file, tables), 0, tables)
@@ -185,6 +197,8 @@ def jump_cmd(sheet_file: str, running: bool, vertical: bool, faces: str | None, 
 
 
 def chase_lead(lead: float, vehicles: bool) -> int:
+    from vtm_sim.movement import Pursuit
+
     return Pursuit.start(lead, vehicles=vehicles).quarry
 
 
@@ -202,6 +216,13 @@ def chase_lead(lead: float, vehicles: bool) -> int:
 def pursuit_cmd(quarry_file: str, pursuer_file: str, lead: float, vehicles: bool, turns: int,
                 seed: int, as_json: bool) -> None:
     """MOVE-4: a chase as an extended Dexterity + Athletics contest."""
+    from vtm_sim.combatant import Combatant
+    from vtm_sim.dice import roll
+    from vtm_sim.movement import Pursuit
+    from vtm_sim.narration import plural
+    from vtm_sim.stats import load_stat_block
+    from vtm_sim.tables import load_tables
+
     with user_errors():
         tables = load_tables()
         q = Combatant.create(0, load_stat_block(quarry_file, tables), 0, tables)

@@ -1,30 +1,43 @@
-"""State files and formats: schema, state show."""
+"""State files and formats: schema, state show.
+
+The engine is imported inside each command, so a command's ``--help`` imports
+click and nothing of the engine (tests/test_startup.py).
+"""
 
 from __future__ import annotations
 
-from typing import Any
+import importlib
+from typing import TYPE_CHECKING, Any
 
 import click
-from pydantic import BaseModel
 
 from vtm_sim.cli.base import _dump, main, user_errors
-from vtm_sim.combatant import Combatant
-from vtm_sim.narration import plural
-from vtm_sim.playbook import Tactic
-from vtm_sim.scenario import ScenarioSpec
-from vtm_sim.standing import LoadedState, StateSpec, labels, read_state
-from vtm_sim.stats import StatBlockSpec
 
-SCHEMAS: dict[str, type[BaseModel]] = {
-    "state": StateSpec, "scenario": ScenarioSpec, "sheet": StatBlockSpec, "tactic": Tactic,
+if TYPE_CHECKING:
+    from pydantic import BaseModel
+
+    from vtm_sim.combatant import Combatant
+    from vtm_sim.standing import LoadedState
+
+# each file format -> the model ("module:class") whose JSON Schema `vtm-sim schema` prints
+SCHEMAS: dict[str, str] = {
+    "state": "vtm_sim.standing:StateSpec", "scenario": "vtm_sim.scenario:ScenarioSpec",
+    "sheet": "vtm_sim.stats:StatBlockSpec", "tactic": "vtm_sim.playbook:Tactic",
 }
+
+
+def schema_model(what: str) -> type[BaseModel]:
+    """The model of a file format named in SCHEMAS (imported now)."""
+    module, _, name = SCHEMAS[what].partition(":")
+    model: type[BaseModel] = getattr(importlib.import_module(module), name)
+    return model
 
 
 @main.command("schema")
 @click.argument("what", type=click.Choice(sorted(SCHEMAS)))
 def schema_cmd(what: str) -> None:
     """Print the JSON Schema of a state file, a scenario, a stat block or a tactic."""
-    click.echo(_dump(SCHEMAS[what].model_json_schema()))
+    click.echo(_dump(schema_model(what).model_json_schema()))
 
 
 @main.group("state")
@@ -37,6 +50,8 @@ def state_group() -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def show_cmd(state_file: str, as_json: bool) -> None:
     """Check a state file and say its situation in plain words."""
+    from vtm_sim.standing import read_state
+
     with user_errors():
         loaded = read_state(state_file)
     data = situation(loaded)
@@ -52,6 +67,8 @@ def show_cmd(state_file: str, as_json: bool) -> None:
 
 def situation(loaded: LoadedState) -> dict[str, Any]:
     """What a state file describes, as JSON: per combatant and for the turn."""
+    from vtm_sim.standing import labels
+
     battle = loaded.battle
     names = labels([c.name for c in battle.combatants])
     turn = loaded.turn
@@ -82,6 +99,8 @@ def situation(loaded: LoadedState) -> dict[str, Any]:
 
 
 def _combatant(loaded: LoadedState, c: Combatant, names: list[str], turn: int) -> dict[str, Any]:
+    from vtm_sim.standing import labels
+
     battle = loaded.battle
     h = c.health
     zone = battle.field.cover_at(c.x, c.y)
@@ -165,6 +184,8 @@ def _num(x: float) -> str:
 
 
 def _line(c: dict[str, Any]) -> str:
+    from vtm_sim.narration import plural
+
     where = f"at ({_num(c['at'][0])}, {_num(c['at'][1])})"
     if c["cover"]:
         where += f" in cover ({c['cover']['name']}, {c['cover']['level']})"
