@@ -14,8 +14,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from vtm_sim.dicewords import roll_text
 from vtm_sim.events import Event, EventKind
-from vtm_sim.narration import narrate, roll_text
+from vtm_sim.narration import narrate
 
 COLUMN = 48  # width of each column of the side-by-side diff
 

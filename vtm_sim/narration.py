@@ -27,11 +27,12 @@ levels taken), e.g.::
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from vtm_sim.events import Event, EventKind, RollEvent
+from vtm_sim.dicewords import plural, roll_text
+from vtm_sim.events import Event, EventKind
 
 # An event's JSON form (Event.to_json), what narration reads: exactly what a log
 # file holds, so a live log and one read back from JSONL narrate alike.
@@ -117,11 +118,6 @@ _STATUS_TEXT = {
 }
 
 
-def plural(n: int, one: str, many: str | None = None) -> str:
-    """``1 success``, ``2 successes``."""
-    return f"{n} {one if n == 1 else (many or one + 's')}"
-
-
 def _yards(y: float) -> str:
     v = round(float(y), 1)
     text = str(int(v)) if v == int(v) else f"{v:g}"
@@ -131,38 +127,6 @@ def _yards(y: float) -> str:
 def _thing(name: str | None) -> str:
     """A weapon or armor id as words: ``light_pistol`` -> ``light pistol``."""
     return (name or "weapon").replace("_", " ")
-
-
-def roll_text(ev: RollEvent | Mapping[str, Any], label: str = "") -> str:
-    """One roll event as ``6 dice at difficulty 6 -> 8 6 1: 1 success``.
-
-    Damage and soak rolls (DICE-6) read ``5 dice -> ...`` (their difficulty
-    is 6 and 1s do not cancel). ``label`` names the dice: ``5 damage dice``.
-    ``ev``: the event or its JSON form.
-    """
-    if isinstance(ev, RollEvent):
-        ev = ev.to_json()
-    pool = int(ev.get("pool", 0))
-    what = str(ev.get("what", ""))
-    damage = what in ("damage", "soak")
-    word = f"{label} " if label else ""
-    dice = plural(pool, f"{word}die", f"{word}dice")
-    head = dice if damage else f"{dice} at difficulty {ev.get('diff')}"
-    notes = []
-    if ev.get("spec"):
-        notes.append("specialty")
-    if ev.get("wp"):
-        notes.append("+1 success from Willpower")
-    if notes:
-        head += f" ({', '.join(notes)})"
-    faces = ev.get("faces") or []
-    if pool <= 0 and not faces:
-        if damage:
-            return f"no {word}dice"
-        return f"{dice}: the pool is empty, nothing can be rolled"
-    succ = int(ev.get("succ", 0))
-    result = "botch" if ev.get("botch") else plural(succ, "success", "successes")
-    return f"{head} -> {' '.join(str(f) for f in faces)}: {result}"
 
 
 @dataclass

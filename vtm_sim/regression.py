@@ -32,10 +32,10 @@ from pydantic import BaseModel, ConfigDict, Field
 from vtm_sim import registry
 from vtm_sim.battle import Battle
 from vtm_sim.config import load_yaml, validate
+from vtm_sim.dicewords import plural
 from vtm_sim.errors import ConfigError
 from vtm_sim.eventdiff import Difference, first_difference, side_by_side
 from vtm_sim.events import Event, EventLog
-from vtm_sim.narration import plural
 from vtm_sim.rules import PROFILES, RuleSet, load_rules
 from vtm_sim.scenario import Scenario, list_scenarios, load_scenario, rules_conflict
 from vtm_sim.simulate import play

@@ -88,8 +88,8 @@ class _FacesDice:
         Raises:
             DiceError: a roll left some of its faces over.
         """
+        from vtm_sim.dicewords import plural
         from vtm_sim.errors import DiceError
-        from vtm_sim.narration import plural
 
         out = []
         for key, src in self.sources.items():

@@ -89,7 +89,7 @@ def _parse_faces(text: str, where: str) -> list[int]:
 
 def _roll_words(r: Roll) -> str:
     """A roll in the narration's words: ``6 dice at difficulty 6 -> ...: 2 successes``."""
-    from vtm_sim.narration import roll_text
+    from vtm_sim.dicewords import roll_text
 
     return roll_text({
         "pool": r.pool, "diff": r.difficulty, "faces": list(r.faces), "succ": r.successes,

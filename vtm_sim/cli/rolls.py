@@ -89,8 +89,8 @@ def roll_cmd(
 ) -> None:
     """Roll POOL d10 against a difficulty (DICE-1..8)."""
     from vtm_sim.dice import ScriptedDice, SpecialtyRule, roll
+    from vtm_sim.dicewords import plural
     from vtm_sim.errors import DiceError
-    from vtm_sim.narration import plural
     from vtm_sim.odds import roll_odds
     from vtm_sim.rules import load_rules
 
@@ -170,8 +170,8 @@ def jump_cmd(sheet_file: str, running: bool, vertical: bool, faces: str | None, 
     """MOVE-3: how far a character jumps (Strength, + Athletics running, difficulty 3)."""
     from vtm_sim.combatant import Combatant
     from vtm_sim.dice import ScriptedDice, roll
+    from vtm_sim.dicewords import plural
     from vtm_sim.movement import JUMP_DIFFICULTY, jump_feet, jump_pool
-    from vtm_sim.narration import plural
     from vtm_sim.stats import load_stat_block
     from vtm_sim.tables import load_tables
 
@@ -218,8 +218,8 @@ def pursuit_cmd(quarry_file: str, pursuer_file: str, lead: float, vehicles: bool
     """MOVE-4: a chase as an extended Dexterity + Athletics contest."""
     from vtm_sim.combatant import Combatant
     from vtm_sim.dice import roll
+    from vtm_sim.dicewords import plural
     from vtm_sim.movement import Pursuit
-    from vtm_sim.narration import plural
     from vtm_sim.stats import load_stat_block
     from vtm_sim.tables import load_tables
 

@@ -184,7 +184,7 @@ def _num(x: float) -> str:
 
 
 def _line(c: dict[str, Any]) -> str:
-    from vtm_sim.narration import plural
+    from vtm_sim.dicewords import plural
 
     where = f"at ({_num(c['at'][0])}, {_num(c['at'][1])})"
     if c["cover"]:
