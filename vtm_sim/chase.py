@@ -73,9 +73,15 @@ def tired(b: Battle, c: Combatant, rolls: int) -> int:
     """003: mortals tire, vampires do not: the dice a chase roll loses after ``rolls``
     rolls made (a mortal runs ``chase_fatigue_turns`` turns at full pace, then each
     roll loses one die more)."""
+    return tired_dice(c, rolls, b.rules.chase_fatigue_turns)
+
+
+def tired_dice(c: Combatant, rolls: int, fatigue_turns: int) -> int:
+    """:func:`tired` with the profile's ``chase_fatigue_turns`` given (the lone chase
+    of ``vtm-sim pursuit`` uses it too)."""
     if c.vampire:
         return 0
-    return max(0, rolls + 1 - b.rules.chase_fatigue_turns)
+    return max(0, rolls + 1 - fatigue_turns)
 
 
 def chase_pool(c: Combatant, lost: int) -> int:
