@@ -675,8 +675,10 @@ class _Resolver:
                 if row.get(k) is not None:
                     grappled |= {cid, row[k]}
         for cid, row in rows.items():
-            key = f"combatants.{keys[cid]}"
             fl, pu = row.get("fleeing"), row.get("pursuing")
+            if fl is None and pu is None:
+                continue
+            key = f"combatants.{keys[cid]}"
             if fl is not None:
                 if cid in out:
                     raise self.fail(f"{key}.fleeing", f"{self.labels[cid]} is out of the "
