@@ -717,6 +717,26 @@ def test_MOVE_4_pursuit_command_tires_mortals_as_battles_do() -> None:
     assert data["tiring"] == ["Street Thug"]
 
 
+def test_MOVE_4_pursuit_command_ends_as_a_battles_chase_does() -> None:
+    """MOVE-4 with the battle's endings (vtm_sim.chase): a quarry chase_escape_margin
+    (5 in v20) successes ahead gets away ("outran"); a quarry's botch is a dead end (003)."""
+    far = run_json("pursuit", "--quarry", "configs/characters/thug.yaml", "--pursuer",
+                   "configs/characters/brawler.yaml", "--lead", "40", "--json")
+    assert far["lead_successes"] == 20 and far["escaped"] and not far["caught"]
+    assert far["turns"] == 1  # 20 ahead after one turn: away at once
+    for seed in range(200):
+        data = run_json("pursuit", "--quarry", "configs/characters/thug.yaml", "--pursuer",
+                        "configs/characters/brawler.yaml", "--lead", "6", "--seed", str(seed),
+                        "--json")
+        ends = [r for r in data["rounds"] if r["dead_end"]]
+        if ends:
+            assert ends[0]["quarry"]["botch"] and ends[0] is data["rounds"][-1]
+            assert data["caught"] and not data["escaped"]
+            break
+    else:
+        raise AssertionError("no quarry botched in 200 chases")
+
+
 def test_train_without_the_training_extra_is_a_clear_error(monkeypatch: Any) -> None:
     """Without torch/stable-baselines3 `train` says what to install, in one line."""
     import builtins
