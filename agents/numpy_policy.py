@@ -26,7 +26,7 @@ import numpy as np
 
 from agents.base import legal_indices
 from agents.learned import ModelInfo
-from envs.observation import OBS_VERSION
+from envs.observation import OBS_VERSION, PREFIX_VERSIONS
 
 __all__ = [
     "ACTIVATIONS",
@@ -116,6 +116,10 @@ class NumpyPolicy:
         self._act = ACTIVATIONS[activation]
         self.info = info
         self.input_size = int(weights[0][0].shape[1])
+        # An older layout that the current one only appends to (envs.observation
+        # PREFIX_VERSIONS): the model reads its prefix of the observation and scores
+        # its prefix of the action catalog (the actions added since are never its pick).
+        self.appended = 0 if info.obs_version == OBS_VERSION else PREFIX_VERSIONS[info.obs_version]
 
     @classmethod
     def load(cls, path: str | Path) -> NumpyPolicy:
@@ -137,7 +141,7 @@ class NumpyPolicy:
             info = ModelInfo(**meta["info"])
         except TypeError as exc:
             raise ValueError(f"{p}: bad model metadata ({exc})") from None
-        if info.obs_version != OBS_VERSION:
+        if info.obs_version != OBS_VERSION and info.obs_version not in PREFIX_VERSIONS:
             raise ValueError(
                 f"{p}: obs_version {info.obs_version}, but this code encodes version "
                 f"{OBS_VERSION}: retrain and export the model again"
@@ -166,6 +170,9 @@ class NumpyPolicy:
 
     def act(self, observation: Any, mask: np.ndarray) -> int:
         legal = legal_indices(mask)
+        if self.appended:
+            known = legal[legal < self.info.catalog_size]
+            legal = known if known.size else legal[:1]
         z = self.logits(observation)
         return int(legal[int(np.argmax(z[legal]))])
 
@@ -182,6 +189,8 @@ class NumpyPolicy:
         if isinstance(obs, dict):
             raise ValueError("an exported policy takes the flat observation (obs_mode='flat')")
         x = np.asarray(obs, dtype=np.float32).reshape(-1)
+        if self.appended and x.size == self.input_size + self.appended:
+            x = x[: self.input_size]  # the model's layout version: the prefix
         if x.size != self.input_size:
             raise ValueError(f"observation of {x.size} features, the policy takes "
                              f"{self.input_size}")

@@ -23,6 +23,11 @@ Layout, in order (blocks by decision kind):
    the remaining kinds (GET_UP, TAKE_COVER, DROP_PRONE, DELAY, WAIT, PASS,
    FLEE (MOVE-4)) once.
 4. DEFEND: every ``DefenseKind`` x abort (none + every ``AbortMethod``).
+5. ACT, jumping (MOVE-3, layout version 4): the moves that jump an obstacle
+   the plain one would go around (``Action.jump``): MOVE toward / away per
+   target, PURSUE per target, TAKE_COVER, FLEE. Last, so every earlier index
+   keeps its version-3 place (a model trained on version 3 still fits:
+   ``agents.numpy_policy``).
 """
 
 from __future__ import annotations
@@ -141,6 +146,21 @@ def _defenses() -> list[Choice]:
     return [Defense(k, a) for k in DefenseKind for a in (None, *AbortMethod)]
 
 
+JUMPING = (ActionKind.MOVE, ActionKind.PURSUE, ActionKind.TAKE_COVER, ActionKind.FLEE)
+
+
+def _jumps(num_combatants: int) -> list[Choice]:
+    """MOVE-3: the moving actions that jump what the plain ones would go around."""
+    targets = range(num_combatants)
+    out: list[Choice] = []
+    return out + (
+        [Action(ActionKind.MOVE, target=t, away=a, jump=True) for t in targets
+         for a in (False, True)]
+        + [Action(ActionKind.PURSUE, target=t, jump=True) for t in targets]
+        + [Action(ActionKind.TAKE_COVER, jump=True), Action(ActionKind.FLEE, jump=True)]
+    )
+
+
 class ActionCatalog:
     """A fixed bijection between engine choices and ``Discrete`` indices.
 
@@ -171,6 +191,7 @@ class ActionCatalog:
             + _declarations(rules.max_actions, max(MAX_CELERITY, max_celerity))
             + _actions(num_combatants, max_weapons, self.maneuvers)
             + _defenses()
+            + _jumps(num_combatants)
         )
         # The engine's shared objects (vtm_sim.choices.shared): the options it
         # offers are these very objects, found by identity below.
@@ -266,6 +287,8 @@ class ActionCatalog:
             bits.append(f"weapon {c.weapon}")
         if c.target is not None:
             bits.append(("<-" if c.away else "->") + str(c.target))
+        if c.jump:
+            bits.append("jumping")
         return "act:" + " ".join(bits)
 
     def labels(self) -> Sequence[str]:

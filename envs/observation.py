@@ -37,10 +37,16 @@ names both (``others.0.dx``: row 0's dx).
     fleeing (the quarry of a chase), pursuing, the chase lead in successes / 10
     (signed: the quarry's lead over its best pursuer, a pursuer's shortfall
     negative; 0 out of a chase), and the nearest obstacle (gap or low) within
-    30 yards: 1 - distance / 30 (0: none).
+    30 yards: 1 - distance / 30 (0: none); then (version 4, MOVE-3) that
+    obstacle's jump: the successes that clear it / 5 (Potence's dots taken
+    off, clipped), its detour yards / 30 (0 for none) and no way around (1:
+    it has no detour, so every move across it jumps). All zero without an
+    obstacle within 30 yards.
 
 Version 2 put ``others`` before ``self`` (version 1 had ``self`` second), so
-that the flat order is the dict's.
+that the flat order is the dict's. Version 4 only appends to ``self``, the last
+block: a version-3 observation is a version-4 one less its last 3 floats
+(:data:`PREFIX_VERSIONS`), so version-3 models still read it.
 
 Every value lies in [0, 1] except the signed ones (initiative, dx, dy) in
 [-1, 1]; the spaces declare exactly those bounds.
@@ -60,17 +66,22 @@ from vtm_sim.battle import Battle
 from vtm_sim.chase import chasing, lead_of
 from vtm_sim.choices import Decision, DecisionKind
 from vtm_sim.combatant import Combatant
+from vtm_sim.movement import jump_needed, jump_successes
 from vtm_sim.obstacles import nearest_obstacle
 from vtm_sim.rules import RuleSet
 from vtm_sim.scenario import Scenario
-from vtm_sim.space import CoverLevel
+from vtm_sim.space import CoverLevel, ObstacleKind
 from vtm_sim.tables import Tables, WeaponClass, load_tables
 
-__all__ = ["OBS_VERSION", "Block", "ObservationEncoder"]
+__all__ = ["OBS_VERSION", "PREFIX_VERSIONS", "Block", "ObservationEncoder"]
 
 # 2: ``others`` before ``self`` (the dict's key order); 3: chase and obstacle
-# features at the end of the self block
-OBS_VERSION = 3
+# features at the end of the self block; 4: the nearest obstacle's jump and detour
+# appended (MOVE-3), with the jumping moves appended to the action catalog
+OBS_VERSION = 4
+# Older versions whose flat observation is a prefix of this one: version -> the
+# floats appended since (and whose action catalog is a prefix of this one's)
+PREFIX_VERSIONS = {3: 3}
 
 DECISION_KINDS = tuple(DecisionKind)
 WEAPON_CLASSES = tuple(WeaponClass)
@@ -163,7 +174,8 @@ SELF = Block(
     )
     + _onehot("weapon", WEAPON_CLASSES)
     + ("jammed", "ammo", "offhand", "aim")
-    + ("fleeing", "pursuing", "chase_lead", "obstacle_near"),  # MOVE-3/4 (version 3)
+    + ("fleeing", "pursuing", "chase_lead", "obstacle_near")  # MOVE-3/4 (version 3)
+    + ("obstacle_jump", "obstacle_detour", "obstacle_no_way_around"),  # MOVE-3 (version 4)
     frozenset({"initiative", "chase_lead"}),
 )
 OTHER = Block(
@@ -212,20 +224,30 @@ CHASE_SCALE = 10.0  # successes
 OBSTACLE_RANGE = 30.0  # yards
 
 
-def _chase(battle: Battle, c: Combatant) -> tuple[float, float, float, float]:
-    """MOVE-4: fleeing, pursuing, the lead / 10; MOVE-3: the nearest obstacle's nearness."""
-    near = 0.0
+NO_OBSTACLE = (0.0, 0.0, 0.0, 0.0)
+JUMP_SCALE = 5.0  # successes
+
+
+def _chase(battle: Battle, c: Combatant) -> tuple[float, ...]:
+    """MOVE-4: fleeing, pursuing, the lead / 10; MOVE-3: the nearest obstacle's
+    nearness, the successes its jump needs / 5, its detour / 30, no way around."""
+    near = NO_OBSTACLE
     if battle.field.obstacles:
         got = nearest_obstacle(battle, c)
         if got is not None and got[0] < OBSTACLE_RANGE:
-            near = 1.0 - got[0] / OBSTACLE_RANGE
+            o = got[1]
+            need = jump_needed(o.feet, vertical=o.kind is ObstacleKind.LOW)
+            need -= jump_successes(c, 0, False)  # VAMP-5: Potence's sure successes
+            near = (1.0 - got[0] / OBSTACLE_RANGE, _clip(need / JUMP_SCALE),
+                    0.0 if o.detour is None else _clip(o.detour / OBSTACLE_RANGE),
+                    1.0 if o.detour is None else 0.0)
     chase = NO_CHASE
     lead = lead_of(battle, c) if chasing(battle) else None
     if lead is not None:
         fleeing = c.chase is not None
         chase = (1.0 if fleeing else 0.0, 0.0 if fleeing else 1.0,
                  _clip(lead / CHASE_SCALE, -1.0))
-    return (*chase, near)
+    return (*chase, *near)
 
 
 def _clip(v: float, lo: float = 0.0, hi: float = 1.0) -> float:

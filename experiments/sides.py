@@ -1,13 +1,15 @@
 """Side balance of every shipped scenario: who wins when both sides play the same policy.
 
 Usage:
-    python experiments/sides.py [--battles N] [--seed S] [--write]
+    python experiments/sides.py [--battles N] [--seed S] [--write] [--scenario NAME ...]
 
 For each scenario and each of the nearest and tactician policies, plays
 ``N`` seeded battles (seeds S..S+N-1) with that policy on every side and
 counts each side's wins and the draws, with Wilson 95% intervals (scipy's
 ``binomtest``). ``--write`` replaces the side-balance
-section of docs/scenarios.md (between its two marker comments) with the table.
+section of docs/scenarios.md (between its two marker comments) with the table;
+with ``--scenario`` only those scenarios are played, and ``--write`` replaces (or
+adds, in name order) just their rows of the table already there.
 """
 
 from __future__ import annotations
@@ -49,6 +51,37 @@ def _rate(k: int, n: int) -> str:
     return f"{k / n:.0%} ({ci.low:.0%}-{ci.high:.0%})"
 
 
+def rows(names: list[str], battles: int, seed: int) -> list[str]:
+    out = []
+    for name in names:
+        scenario = load_scenario(name)
+        for policy in POLICIES:
+            wins, draws = balance(name, policy, battles, seed)
+            sides = sorted(wins)
+            cells = [f"{scenario.side_name(s)}: {_rate(wins[s], battles)}" for s in sides[:2]]
+            rest = ", ".join(f"{scenario.side_name(s)}: {_rate(wins[s], battles)}"
+                             for s in sides[2:]) or "-"
+            out.append(f"| {name} | {policy} | {cells[0]} | {cells[1]} | {rest} | "
+                       f"{_rate(draws, battles)} |")
+            print(out[-1], file=sys.stderr, flush=True)
+    return out
+
+
+def merge(doc: str, new: list[str]) -> str:
+    """The doc with ``new`` table rows in place of the same scenario's (or added, sorted)."""
+    head, rest = doc.split(START, 1)
+    body, tail = rest.split(END, 1)
+    lines = body.split("\n")
+    names = {r.split("|")[1].strip() for r in new}
+    first = next(i for i, x in enumerate(lines) if x.startswith("|---"))
+    kept = [x for x in lines[first + 1:] if x.startswith("| ")
+            and x.split("|")[1].strip() not in names]
+    table = sorted(kept + new, key=lambda r: (r.split("|")[1].strip(),
+                                               POLICIES.index(r.split("|")[2].strip())))
+    after = [x for x in lines[first + 1:] if not x.startswith("| ")]
+    return head + START + "\n".join(lines[: first + 1] + table + after) + END + tail
+
+
 def table(battles: int, seed: int) -> list[str]:
     out = [
         START,
@@ -62,17 +95,7 @@ def table(battles: int, seed: int) -> list[str]:
         "| scenario | policy | side 0 wins | side 1 wins | other sides | draws |",
         "|---|---|---|---|---|---|",
     ]
-    for name in list_scenarios():
-        scenario = load_scenario(name)
-        for policy in POLICIES:
-            wins, draws = balance(name, policy, battles, seed)
-            sides = sorted(wins)
-            cells = [f"{scenario.side_name(s)}: {_rate(wins[s], battles)}" for s in sides[:2]]
-            rest = ", ".join(f"{scenario.side_name(s)}: {_rate(wins[s], battles)}"
-                             for s in sides[2:]) or "-"
-            out.append(f"| {name} | {policy} | {cells[0]} | {cells[1]} | {rest} | "
-                       f"{_rate(draws, battles)} |")
-            print(out[-1], file=sys.stderr, flush=True)
+    out += rows(list_scenarios(), battles, seed)
     out += ["", END]
     return out
 
@@ -82,7 +105,17 @@ def main() -> None:
     ap.add_argument("--battles", type=int, default=500)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--write", action="store_true", help="update docs/scenarios.md")
+    ap.add_argument("--scenario", action="append", default=[], metavar="NAME",
+                    help="only this scenario (repeatable); --write updates its rows")
     args = ap.parse_args()
+    if args.scenario:
+        new = rows(args.scenario, args.battles, args.seed)
+        if not args.write:
+            print("\n".join(new))
+            return
+        DOC.write_text(merge(DOC.read_text(encoding="utf-8"), new), encoding="utf-8")
+        print(f"wrote {DOC}")
+        return
     lines = table(args.battles, args.seed)
     text = "\n".join(lines) + "\n"
     if not args.write:

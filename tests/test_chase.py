@@ -358,3 +358,96 @@ def test_move4_flee_is_offered_exactly_when_the_rules_allow_it() -> None:
             ) and b.stack[-1].routine.value == "act":
                 assert (flee in d.options) == can_flee(b, c), (name, c.name, b.turn)
             b.choose(pol.choose(b, d))
+
+
+MID_CHASE = """\
+scenario: duel
+turn: 3
+combatants:
+  Knife Fighter:
+    fleeing: {successes: 6, turns: 3}
+    at: [20, 0]
+  Bar Brawler:
+    pursuing: {target: Knife Fighter, successes: 4, turns: 2}
+"""
+
+
+def test_move4_a_state_file_starts_mid_chase_and_replays(tmp_path: Path) -> None:
+    state = write(tmp_path / "state.yaml", MID_CHASE)
+    b = load_state(state, seed=2)
+    ch = b.combatants[1].chase
+    assert ch is not None and (ch.total, ch.rolls, ch.started) == (6, 3, 2)
+    assert [(p.id, p.total, p.rolls) for p in ch.pursuers] == [(0, 4, 2)]
+    pols = [Chaser(), Runner()]
+    while b.pending is not None and not of(b, ChaseEvent):
+        d = b.pending
+        if d.actor == 1 and d.kind is DecisionKind.ACT:  # MOVE-4: a quarry keeps running
+            assert [o.kind for o in d.options if isinstance(o, Action)] == [ActionKind.FLEE]
+        b.choose(pols[d.actor].choose(b, d))
+    first = of(b, ChaseEvent)[0]
+    if first.who == 1:  # the quarry's 4th roll: a mortal past 3 turns loses a die (003)
+        assert first.tired == 1 and first.total >= 6
+    else:  # the pursuer's 3rd roll: still at full pace
+        assert first.tired == 0 and first.rival == 6 and first.total >= 4
+    play(b, pols)
+    ends = [i for i, e in enumerate(b.log) if isinstance(e, CaughtEvent | EscapeEvent)]
+    assert ends  # caught or away
+    # it fled before the state: no new flight (no new lead) until that chase is over
+    assert not [e for e in list(b.log)[:ends[0]] if isinstance(e, FleeEvent)]
+    assert replay(b.log).log.sha256() == b.log.sha256()
+    r = CliRunner().invoke(main, ["state", "show", str(state), "--json"])
+    assert r.exit_code == 0, r.output
+    shown = {c["name"]: c for c in json.loads(r.output)["combatants"]}
+    assert shown["Knife Fighter"]["fleeing"] == {"successes": 6, "turns": 3}
+    assert shown["Bar Brawler"]["pursuing"] == {"target": "Knife Fighter", "successes": 4,
+                                                "turns": 2}
+
+
+def test_move4_nobody_pursuing_a_state_files_quarry_lets_it_go(tmp_path: Path) -> None:
+    state = write(tmp_path / "state.yaml", """\
+scenario: duel
+turn: 2
+combatants:
+  Knife Fighter: {fleeing: {successes: 3}, at: [25, 0]}
+""")
+    b = load_state(state, seed=1)
+    play(b, [Chaser(pursue=False), Runner()])
+    esc = of(b, EscapeEvent)
+    assert [(e.who, e.reason) for e in esc] == [(1, "unpursued")]
+    assert b.combatants[1].escaped and b.turn == 2  # away at the end of its first turn
+
+
+@pytest.mark.parametrize(
+    ("combatants", "needle"),
+    [
+        ("  Bar Brawler: {pursuing: {target: Knife Fighter}}",
+         "combatants.Bar Brawler.pursuing.target: Knife Fighter is not fleeing"),
+        ("  Knife Fighter: {fleeing: {successes: 2}}\n"
+         "  Bar Brawler: {pursuing: {target: Knife Fighter, successes: 3}}",
+         "combatants.Bar Brawler.pursuing.successes: 3, but past the quarry's 2"),
+        ("  Knife Fighter: {fleeing: {successes: -1}}",
+         "combatants.Knife Fighter.fleeing.successes"),
+        ("  Knife Fighter: {fleeing: {successes: 2, turns: 0}}",
+         "combatants.Knife Fighter.fleeing.turns"),
+        ("  Knife Fighter: {fleeing: {successes: 2, lead: 4}}",
+         "combatants.Knife Fighter.fleeing.lead"),
+        ("  Knife Fighter: {fleeing: {successes: 2}, damage: {lethal: 7}}",
+         "combatants.Knife Fighter.fleeing: Knife Fighter is out of the fight"),
+        ("  Knife Fighter: {fleeing: {successes: 2}, clinch: Bar Brawler}",
+         "combatants.Knife Fighter.fleeing: Knife Fighter is in a grapple"),
+        ("  Knife Fighter: {fleeing: {successes: 2}}\n"
+         "  Bar Brawler: {fleeing: {successes: 2}, pursuing: {target: Knife Fighter}}",
+         "combatants.Bar Brawler.pursuing: Bar Brawler is fleeing"),
+        ("  Bar Brawler: {pursuing: {target: Bar Brawler}}",
+         "combatants.Bar Brawler.pursuing.target: a combatant cannot run after itself"),
+        ("  Bar Brawler: {pursuing: {target: Nobody}}",
+         "combatants.Bar Brawler.pursuing.target: no combatant named 'Nobody'"),
+    ],
+)
+def test_move4_bad_chase_keys_are_one_line_errors(tmp_path: Path, combatants: str,
+                                                   needle: str) -> None:
+    state = write(tmp_path / "state.yaml", f"scenario: duel\nturn: 2\ncombatants:\n{combatants}\n")
+    r = CliRunner().invoke(main, ["state", "show", str(state)])
+    lines = r.output.strip().splitlines()
+    assert r.exit_code == 2, r.output
+    assert len(lines) == 1 and str(state) in lines[0] and needle in lines[0], lines

@@ -659,12 +659,18 @@ def test_card_command_prints_the_tactic_card() -> None:
 def test_MOVE_3_jump_command_with_the_storytellers_dice() -> None:
     """MOVE-3: Strength (+ Athletics running) at difficulty 3; 4 ft across or 2 ft up
     per success."""
-    elder = "configs/characters/elder.yaml"  # Strength 4, Athletics 3
+    elder = "configs/characters/elder.yaml"  # Strength 4, Athletics 3, Potence 3
     data = run_json("jump", elder, "--running", "--faces", "3,2,9,1,5,6,2", "--json")
     assert data["pool"] == 7 and data["difficulty"] == 3
-    assert data["successes"] == 3 and data["feet"] == 12  # 3, 9, 5, 6 hit; the 1 cancels
+    assert data["successes"] == 3  # 3, 9, 5, 6 hit; the 1 cancels
+    # VAMP-5 as in battle (vtm_sim.obstacles.cross): Potence's 3 dots as automatic successes
+    assert (data["potence"], data["total"], data["feet"]) == (3, 6, 24)
     data = run_json("jump", elder, "--vertical", "--faces", "3,3,1,2", "--json")
-    assert data["pool"] == 4 and data["feet"] == 2
+    assert data["pool"] == 4 and data["feet"] == 2 * (1 + 3)  # 1 success, 3 from Potence
+    thug = run_json("jump", "configs/characters/thug.yaml", "--faces", "9,9,1", "--json")
+    assert (thug["potence"], thug["feet"]) == (0, 4)  # a mortal: the roll alone
+    botch = run_json("jump", elder, "--faces", "1,2,2,2", "--json")
+    assert botch["botch"] and botch["feet"] == 0  # a botch gets nothing, Potence or not
 
 
 def test_MOVE_4_pursuit_command_plays_the_extended_contest() -> None:
@@ -688,6 +694,47 @@ def test_MOVE_4_pursuit_command_plays_the_extended_contest() -> None:
     totals = [r["quarry_total"] for r in data["rounds"]]
     assert totals == sorted(totals) and totals[0] >= 7
     assert data["tiring"] == (["Street Thug"] if data["turns"] > 3 else [])
+
+
+def test_MOVE_4_pursuit_command_tires_mortals_as_battles_do() -> None:
+    """MOVE-4 (003: mortals tire, vampires do not) with the battle's rule
+    (vtm_sim.chase.tired): full pace for the profile's chase_fatigue_turns (3 in v20),
+    then each roll loses one die more; a vampire never does."""
+    rounds: list[dict[str, Any]] = []
+    for seed in range(40):  # long chases: a small lead, a slow pursuer
+        data = run_json("pursuit", "--quarry", "configs/characters/elder.yaml",
+                        "--pursuer", "configs/characters/thug.yaml", "--lead", "0",
+                        "--turns", "8", "--seed", str(seed), "--json")
+        rounds += data["rounds"]
+        if any(r["turn"] >= 5 for r in data["rounds"]):
+            break
+    late = [r for r in rounds if r["turn"] >= 5]
+    assert late, "no chase lasted 5 turns"
+    for r in rounds:
+        assert r["pursuer_tired"] == max(0, r["turn"] - 3)  # the thug: 1 die less on turn 4
+        assert r["quarry_tired"] == 0  # the elder is a vampire
+        assert r["pursuer"]["pool"] == max(0, 3 - r["pursuer_tired"])  # Dex 2 + Athletics 1
+    assert data["tiring"] == ["Street Thug"]
+
+
+def test_MOVE_4_pursuit_command_ends_as_a_battles_chase_does() -> None:
+    """MOVE-4 with the battle's endings (vtm_sim.chase): a quarry chase_escape_margin
+    (5 in v20) successes ahead gets away ("outran"); a quarry's botch is a dead end (003)."""
+    far = run_json("pursuit", "--quarry", "configs/characters/thug.yaml", "--pursuer",
+                   "configs/characters/brawler.yaml", "--lead", "40", "--json")
+    assert far["lead_successes"] == 20 and far["escaped"] and not far["caught"]
+    assert far["turns"] == 1  # 20 ahead after one turn: away at once
+    for seed in range(200):
+        data = run_json("pursuit", "--quarry", "configs/characters/thug.yaml", "--pursuer",
+                        "configs/characters/brawler.yaml", "--lead", "6", "--seed", str(seed),
+                        "--json")
+        ends = [r for r in data["rounds"] if r["dead_end"]]
+        if ends:
+            assert ends[0]["quarry"]["botch"] and ends[0] is data["rounds"][-1]
+            assert data["caught"] and not data["escaped"]
+            break
+    else:
+        raise AssertionError("no quarry botched in 200 chases")
 
 
 def test_train_without_the_training_extra_is_a_clear_error(monkeypatch: Any) -> None:

@@ -452,3 +452,45 @@ def test_rgb_array_render_on_every_id(eid: str) -> None:
         if term or trunc:
             break
     assert len({f.tobytes() for f in frames}) > 1  # the map follows the battle
+
+
+# --- MOVE-3: jumping in the env (layout version 4) -----------------------------------------
+
+
+def test_move3_jumping_moves_are_appended_to_the_catalog() -> None:
+    """Version 4 appends the jumping moves last: every version-3 index keeps its place."""
+    sc = load_scenario("rooftops")
+    cat = ActionCatalog.for_scenario(sc)
+    n = len(sc.fighters)
+    jumps = [i for i, c in enumerate(cat.choices) if isinstance(c, Action) and c.jump]
+    assert jumps == list(range(cat.size - (3 * n + 2), cat.size))
+    last_defense = max(i for i, c in enumerate(cat.choices) if isinstance(c, Defense))
+    assert last_defense == jumps[0] - 1
+    assert {cat.choices[i].kind for i in jumps} == {  # type: ignore[union-attr]
+        ActionKind.MOVE, ActionKind.PURSUE, ActionKind.TAKE_COVER, ActionKind.FLEE}
+    assert cat.describe(jumps[0]) == "act:move ->0 jumping"
+
+
+def test_move3_the_env_offers_jumping_and_observes_the_obstacle() -> None:
+    env = VtmEnv("rooftops")
+    names = env.encoder.feature_names()
+    assert names[-3:] == ["self.obstacle_jump", "self.obstacle_detour",
+                          "self.obstacle_no_way_around"]
+    jumps = {i for i, c in enumerate(env.catalog.choices) if isinstance(c, Action) and c.jump}
+    seen_jump = False
+    for seed in range(6):
+        obs, info = env.reset(seed=seed)
+        done = False
+        rng = np.random.default_rng(seed)
+        while not done:
+            row = dict(zip(names, obs, strict=True))
+            if row["self.obstacle_near"] > 0:  # Wren's nearest: the housing 7 yards off
+                assert row["self.obstacle_jump"] in (0.0, pytest.approx(2 / 5))
+                assert row["self.obstacle_detour"] in (0.0, pytest.approx(4 / 30))
+            legal = np.flatnonzero(info["action_mask"])
+            picks = [i for i in legal if i in jumps]
+            seen_jump |= bool(picks)
+            a = int(rng.choice(picks)) if picks and rng.random() < 0.5 else int(rng.choice(legal))
+            obs, _, term, trunc, info = env.step(a)
+            done = term or trunc
+    assert seen_jump

@@ -172,3 +172,26 @@ def test_shipped_policies_load_and_play_with_torch_blocked(name: str) -> None:
                 cwd=ROOT)
     assert r.returncode == 0, r.stderr[-2000:]
     assert f"trained:{name}" in r.stdout
+
+
+def test_a_version_3_export_still_plays_on_the_version_4_layout(tmp_path: Path) -> None:
+    """Version 4 only appends (3 observation floats, the jumping moves last): a
+    version-3 model reads its prefix and picks among the actions it knows."""
+    from envs.observation import PREFIX_VERSIONS
+
+    env = gym.make(ENV_ID)
+    d, n = int(env.observation_space.shape[0]), int(env.action_space.n)
+    jumps = 3 * 2 + 2  # MOVE toward/away and PURSUE per combatant, TAKE_COVER, FLEE
+    old_d, old_n = d - PREFIX_VERSIONS[3], n - jumps
+    rng = np.random.default_rng(0)
+    layers = [(rng.normal(0, 0.2, (8, old_d)), rng.normal(0, 0.1, 8)),
+              (rng.normal(0, 0.2, (old_n, 8)), rng.normal(0, 0.1, old_n))]
+    info = ModelInfo("MaskablePPO", ENV_ID, "duel", 0, 3, "flat", old_n, 0)
+    agent = NumpyPolicy.load(write_policy(tmp_path / "v3.npz", layers, "tanh", info))
+    obs, info_ = env.reset(seed=0)
+    mask = np.ones(n, dtype=np.int8)  # every action legal, the jumping ones too
+    a = agent.act(obs, mask)
+    assert a < old_n and agent.logits(obs)[a] == agent.logits(obs).max()
+    assert agent.logits(obs).shape == (old_n,)
+    legal = np.flatnonzero(info_["action_mask"])
+    assert agent.act(obs, info_["action_mask"]) in legal

@@ -50,10 +50,18 @@ from vtm_sim.dice import RngDice
 from vtm_sim.errors import ConfigError
 from vtm_sim.flow import Routine
 from vtm_sim.forecast import expected, plan_hit_chance, plan_odds
-from vtm_sim.movement import PURSUIT_YARDS_PER_SUCCESS
+from vtm_sim.movement import (
+    JUMP_DIFFICULTY,
+    PURSUIT_YARDS_PER_SUCCESS,
+    jump_dice,
+    jump_needed,
+    jump_successes,
+)
+from vtm_sim.obstacles import Route, action_route
 from vtm_sim.odds import roll_odds
 from vtm_sim.planner import OptionValue, rollout
 from vtm_sim.simulate import Policy
+from vtm_sim.space import ObstacleKind
 from vtm_sim.standing import labels
 
 MAX_SETUP_DECISIONS = 500  # decisions played by others before the NPC is asked
@@ -430,11 +438,13 @@ def describe(battle: Battle, actor: int, choice: Choice) -> str:
     if k in simple:
         return simple[k]
     if k is ActionKind.MOVE:
-        return f"Move {'away from' if choice.away else 'toward'} {name(choice.target)}"
+        return (f"Move {'away from' if choice.away else 'toward'} {name(choice.target)}"
+                + route_words(battle, me, choice))
     if k is ActionKind.TAKE_COVER:
         left = max(0.0, battle.run_allowance(me) - me.moved)
         zone = battle.field.nearest_cover(me.x, me.y, left)
-        return f"Take cover ({zone.name})" if zone is not None else "Take cover"
+        return (f"Take cover ({zone.name})" if zone is not None else "Take cover") + (
+            route_words(battle, me, choice))
     if k is ActionKind.AIM:
         return f"Aim at {name(choice.target)}"
     if k is ActionKind.DRAW:
@@ -444,10 +454,40 @@ def describe(battle: Battle, actor: int, choice: Choice) -> str:
     if k is ActionKind.CRUSH:
         return f"Crush {name(choice.target)} in the clinch"
     if k is ActionKind.FLEE:
-        return "Keep running" if me.chase is not None else "Flee"
+        return ("Keep running" if me.chase is not None else "Flee") + (
+            route_words(battle, me, choice))
     if k is ActionKind.PURSUE:
-        return f"Run after {name(choice.target)}"
+        return f"Run after {name(choice.target)}" + route_words(battle, me, choice)
     return str(k.value)
+
+
+def jump_chance(battle: Battle, me: Combatant, route: Route) -> float:
+    """MOVE-3: the chance the jump on ``route`` clears its obstacle (exact)."""
+    o = route.jump
+    if o is None:
+        return 1.0
+    running = route.running(me.moved)
+    odds = roll_odds(jump_dice(me, running), JUMP_DIFFICULTY + battle.physical_difficulty(me))
+    need = jump_needed(o.feet, vertical=o.kind is ObstacleKind.LOW)
+    need -= jump_successes(me, 0, False)  # VAMP-5: Potence's automatic successes
+    if need <= 0:
+        return 1.0 - odds.p_botch
+    return math.fsum(odds.distribution[need:])
+
+
+def route_words(battle: Battle, me: Combatant, choice: Action) -> str:
+    """MOVE-3: ``, jumping the alley gap (8 ft across, 58% to clear)`` or ``, going
+    around the crates (+4 yards)``: what a move meets on the way ("" for nothing)."""
+    r = action_route(battle, me, choice)
+    bits = []
+    if r.around:
+        bits.append(f"going around the {' and the '.join(r.around)} (+{r.detour:g} yards)")
+    if r.jump is not None:
+        way = "up" if r.jump.kind is ObstacleKind.LOW else "across"
+        run = "running jump" if r.running(me.moved) else "standing jump"
+        bits.append(f"jumping the {r.jump.name} ({r.jump.feet:g} ft {way}, {run}, "
+                    f"{jump_chance(battle, me, r):.0%} to clear)")
+    return "" if not bits else ", " + ", then ".join(bits)
 
 
 def chase_words(battle: Battle, me: Combatant, choice: Action) -> str:

@@ -837,7 +837,7 @@ class Battle:
         elif kind is ActionKind.AIM:
             self._aim(c, choice)
         elif kind is ActionKind.TAKE_COVER:
-            self._take_cover(c)
+            self._take_cover(c, choice.jump)
         elif kind is ActionKind.DROP_PRONE:
             c.prone = True
             say(self, c.id, "drop_prone")
@@ -852,10 +852,10 @@ class Battle:
         elif kind is ActionKind.FEED:
             drink(self, c)
         elif kind is ActionKind.FLEE:
-            flee(self, c)  # MOVE-4 (vtm_sim.chase)
+            flee(self, c, choice.jump)  # MOVE-4 (vtm_sim.chase)
         elif kind is ActionKind.PURSUE:
             assert choice.target is not None
-            pursue(self, c, self.combatants[choice.target])
+            pursue(self, c, self.combatants[choice.target], choice.jump)
         else:
             say(self, c.id, "pass")
 
@@ -916,11 +916,12 @@ class Battle:
         c.aim = Aim(a.target, dice, self.turn)
         say(self, c.id, "aim", target=a.target, dice=dice)
 
-    def _take_cover(self, c: Combatant) -> None:
+    def _take_cover(self, c: Combatant, jump: bool = False) -> None:
         left = max(0.0, running_room(self, c) - c.moved)
         zone = self.field.nearest_cover(c.x, c.y, left)
         if zone is not None:
-            move_to(self, c, zone.x, zone.y, min(left, math.hypot(zone.x - c.x, zone.y - c.y)))
+            move_to(self, c, zone.x, zone.y, min(left, math.hypot(zone.x - c.x, zone.y - c.y)),
+                    jump=jump)
             say(self, c.id, "take_cover", cover=zone.name)
 
     def _move_action(self, c: Combatant, a: Action) -> None:
@@ -928,9 +929,9 @@ class Battle:
         t = self.combatants[a.target]
         left = max(0.0, running_room(self, c) - c.moved)
         if a.away:
-            move(self, c, t, -left)
+            move(self, c, t, -left, jump=a.jump)
         else:
-            move(self, c, t, min(left, max(0.0, c.distance(t) - ADJACENT_YARDS)))
+            move(self, c, t, min(left, max(0.0, c.distance(t) - ADJACENT_YARDS)), jump=a.jump)
 
 
 __all__ = [

@@ -162,7 +162,9 @@ def action_words(battle: Battle, me: Combatant, a: Action) -> str:
             words += f" ({a.called.value} called shot)"
         return "attack: " + words
     if k is ActionKind.MOVE:
-        return "back off" if a.away else "close in"
+        return ("back off" if a.away else "close in") + (" (jumping)" if a.jump else "")
+    if a.jump:  # MOVE-3: jumping what the plain move would go around
+        return action_words(battle, me, Action(k, a.maneuver, a.target)) + " (jumping)"
     return {
         ActionKind.TAKE_COVER: "take cover", ActionKind.RELOAD: "reload",
         ActionKind.AIM: "aim", ActionKind.DRAW: "draw a weapon",

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from vtm_sim.advice import route_words
 from vtm_sim.attack import BASE_DIFFICULTY, AttackPlan, defense_pool, effective_damage_type
 from vtm_sim.attack import soak_pool as soak_pool_of
 from vtm_sim.battle import Battle, Fighter
@@ -199,11 +200,12 @@ def _other_options(b: Battle, me: Combatant, foe: Combatant,
             if o.target != foe.id:
                 continue
             left = max(0.0, b.run_allowance(me) - me.moved)
+            way = route_words(b, me, o)  # MOVE-3: around an obstacle, or jumping it
             if o.away:
-                out.append(OtherOption(f"back away from {foe.name}",
+                out.append(OtherOption(f"back away from {foe.name}{way}",
                                        f"up to {left:.0f} more yards between you"))
             else:
-                out.append(OtherOption(f"close in on {foe.name}",
+                out.append(OtherOption(f"close in on {foe.name}{way}",
                                        f"up to {left:.0f} yards nearer (no attack this action)"))
             continue
         if k in seen:
@@ -235,7 +237,8 @@ def _other_options(b: Battle, me: Combatant, foe: Combatant,
                                    "characters (INIT-6)"))
         elif k is ActionKind.FLEE:
             lead = me.distance(foe)
-            out.append(OtherOption("flee", f"a chase (MOVE-4): a {lead:.0f}-yard lead is "
+            out.append(OtherOption("flee" + route_words(b, me, o),
+                                   f"a chase (MOVE-4): a {lead:.0f}-yard lead is "
                                    f"{Pursuit.start(lead).quarry} successes ahead of "
                                    f"{foe.name}; getting away ends the fight for you"))
     if threat is not None and levels > 0:

@@ -73,9 +73,15 @@ def tired(b: Battle, c: Combatant, rolls: int) -> int:
     """003: mortals tire, vampires do not: the dice a chase roll loses after ``rolls``
     rolls made (a mortal runs ``chase_fatigue_turns`` turns at full pace, then each
     roll loses one die more)."""
+    return tired_dice(c, rolls, b.rules.chase_fatigue_turns)
+
+
+def tired_dice(c: Combatant, rolls: int, fatigue_turns: int) -> int:
+    """:func:`tired` with the profile's ``chase_fatigue_turns`` given (the lone chase
+    of ``vtm-sim pursuit`` uses it too)."""
     if c.vampire:
         return 0
-    return max(0, rolls + 1 - b.rules.chase_fatigue_turns)
+    return max(0, rolls + 1 - fatigue_turns)
 
 
 def chase_pool(c: Combatant, lost: int) -> int:
@@ -89,7 +95,7 @@ def _nearest_enemy(b: Battle, c: Combatant) -> Combatant | None:
     return min(foes, key=lambda o: (c.distance(o), o.id)) if foes else None
 
 
-def flee(b: Battle, c: Combatant) -> None:
+def flee(b: Battle, c: Combatant, jump: bool = False) -> None:
     """MOVE-4: run from the nearest enemy; start the chase (lead -> successes), roll."""
     foe = _nearest_enemy(b, c)
     ch = c.chase
@@ -99,7 +105,7 @@ def flee(b: Battle, c: Combatant) -> None:
         ch = Chase(start, lead, b.turn)
         b.log.emit(FleeEvent(c.id, lead, start))
     if foe is not None:
-        move(b, c, foe, -max(0.0, running_room(b, c) - c.moved))
+        move(b, c, foe, -max(0.0, running_room(b, c) - c.moved), jump=jump)
     c.aim = None
     lost = tired(b, c, ch.rolls)
     r = roll_logged(b, c.id, "chase", chase_pool(c, lost),
@@ -115,12 +121,12 @@ def flee(b: Battle, c: Combatant) -> None:
                           -1 if ahead is None else ahead.total, lost))
 
 
-def pursue(b: Battle, c: Combatant, q: Combatant) -> None:
+def pursue(b: Battle, c: Combatant, q: Combatant, jump: bool = False) -> None:
     """MOVE-4: run after ``q`` and roll; past the quarry's total, caught."""
     ch = q.chase
     assert ch is not None
     move(b, c, q, min(max(0.0, running_room(b, c) - c.moved),
-                      max(0.0, c.distance(q) - ADJACENT_YARDS)))
+                      max(0.0, c.distance(q) - ADJACENT_YARDS)), jump=jump)
     c.aim = None
     mine = ch.pursuer(c.id) or Pursuer(c.id, 0, 0, -1)
     lost = tired(b, c, mine.rolls)

@@ -83,6 +83,9 @@ class Action:
     away: bool = False  # MOVE: away from the target instead of toward it
     called: CalledShot | None = None  # ATTACK: a called shot (RNG-8)
     offhand: bool = False  # ATTACK: with the off-hand weapon (RNG-9)
+    # MOVE, FLEE, PURSUE, TAKE_COVER: jump what is in the way even where the mover
+    # could go around it (MOVE-3; vtm_sim.obstacles). Offered only where it differs.
+    jump: bool = False
 
     def to_json(self) -> dict[str, Any]:
         d: dict[str, Any] = {"kind": self.kind.value}
@@ -98,14 +101,16 @@ class Action:
             d["called"] = self.called.value
         if self.offhand:
             d["offhand"] = True
+        if self.jump:
+            d["jump"] = True
         return d
 
 
 @cache
 def action(kind: ActionKind, target: int | None = None, *, weapon: int | None = None,
-           away: bool = False) -> Action:
+           away: bool = False, jump: bool = False) -> Action:
     """A shared non-attack :class:`Action` (see :func:`shared`)."""
-    return shared(Action(kind, target=target, weapon=weapon, away=away))
+    return shared(Action(kind, target=target, weapon=weapon, away=away, jump=jump))
 
 
 class BloodUse(Symbol):
@@ -215,6 +220,7 @@ def choice_from_json(kind: DecisionKind, data: dict[str, Any]) -> Choice:
                 ActionKind(data["kind"]), data.get("maneuver"), data.get("target"),
                 data.get("weapon"), bool(data.get("away", False)),
                 CalledShot(called) if called else None, bool(data.get("offhand", False)),
+                bool(data.get("jump", False)),
             )
         abort = data.get("abort")
         return Defense(DefenseKind(data["kind"]), AbortMethod(abort) if abort else None)

@@ -74,9 +74,26 @@ def jump_pool(c: Combatant, running: bool) -> int:
     return c.attr("strength") + (c.stats.ability("athletics") if running else 0)
 
 
+def jump_dice(c: Combatant, running: bool) -> int:
+    """MOVE-3: the jump pool rolled, less the wound penalty (DMG-9)."""
+    return max(0, jump_pool(c, running) - c.penalty)
+
+
+def jump_successes(c: Combatant, successes: int, botch: bool) -> int:
+    """MOVE-3 with VAMP-5: a jump's successes plus Potence's dots as automatic
+    successes (a Strength roll); a botch gets nothing."""
+    return 0 if botch else successes + c.stats.discipline("potence")
+
+
 def jump_feet(successes: int, *, vertical: bool) -> float:
     """MOVE-3: 2 ft up or 4 ft across per success."""
     return successes * (FEET_UP_PER_SUCCESS if vertical else FEET_ACROSS_PER_SUCCESS)
+
+
+def jump_needed(feet: float, *, vertical: bool) -> int:
+    """MOVE-3: the successes that clear ``feet`` (2 ft up or 4 ft across each)."""
+    per = FEET_UP_PER_SUCCESS if vertical else FEET_ACROSS_PER_SUCCESS
+    return max(0, math.ceil(feet / per - 1e-9))
 
 
 @dataclass(slots=True)

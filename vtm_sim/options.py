@@ -27,6 +27,7 @@ from vtm_sim.choices import (
 from vtm_sim.combatant import Combatant
 from vtm_sim.maneuver import Maneuver, WeaponUse, names_where
 from vtm_sim.movement import walk_speed
+from vtm_sim.obstacles import action_route
 from vtm_sim.state import (
     ADJACENT_YARDS,
     REACH_SLACK,
@@ -201,6 +202,7 @@ def free_options(b: Battle, c: Combatant, opts: list[Choice], passive: Action, *
     if not c.prone and left > 0:
         foes = enemies(b, c)
         fleeing = False
+        start = len(opts)
         for t in foes:
             if c.distance(t) > ADJACENT_YARDS + REACH_SLACK:
                 opts.append(action(ActionKind.MOVE, t.id))
@@ -215,6 +217,8 @@ def free_options(b: Battle, c: Combatant, opts: list[Choice], passive: Action, *
         zone = b.field.nearest_cover(c.x, c.y, left)
         if zone is not None and b.field.cover_at(c.x, c.y) is None:
             opts.append(action(ActionKind.TAKE_COVER))
+        if b.field.obstacles:  # MOVE-3: jump, or go around
+            opts[start:] = with_jumps(b, c, opts[start:])
     if first and not final and c.declared == 1 and not c.celerity:
         w, idx = hand_weapon(c, False)
         skill = "archery" if w.cls in (WeaponClass.BOW, WeaponClass.CROSSBOW) else "firearms"
@@ -253,9 +257,22 @@ def free_options(b: Battle, c: Combatant, opts: list[Choice], passive: Action, *
     return tuple(opts)
 
 
+def with_jumps(b: Battle, c: Combatant, moves: list[Choice]) -> list[Choice]:
+    """MOVE-3: after each move that would go around an obstacle, the same move jumping
+    it (where a move must jump anyway, or meets nothing, there is no second option)."""
+    out: list[Choice] = []
+    for m in moves:
+        out.append(m)
+        if isinstance(m, Action) and action_route(b, c, m).around:
+            out.append(action(m.kind, m.target, away=m.away, jump=True))
+    return out
+
+
 def chase_options(b: Battle, c: Combatant, passive: Action) -> tuple[Choice, ...]:
     """MOVE-4: a quarry's options: run on (once a turn), get up, or pass."""
     if can_flee(b, c):
+        if b.field.obstacles:  # MOVE-3
+            return tuple(with_jumps(b, c, [action(ActionKind.FLEE)]))
         return (action(ActionKind.FLEE),)
     if c.prone:
         return (action(ActionKind.GET_UP), passive)

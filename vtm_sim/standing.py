@@ -41,7 +41,7 @@ from vtm_sim.combatant import Combatant
 from vtm_sim.config import load_yaml, validate
 from vtm_sim.errors import ConfigError
 from vtm_sim.health import Status
-from vtm_sim.relations import Aim, Grip, GripKind
+from vtm_sim.relations import Aim, Chase, Grip, GripKind, Pursuer
 from vtm_sim.scenario import ObstacleSpec, Scenario, load_scenario, obstacles_of
 from vtm_sim.space import Obstacle, ObstacleKind
 from vtm_sim.state import ADJACENT_YARDS, REACH_SLACK, face_nearest
@@ -86,6 +86,23 @@ class AimSpec(_Strict):
     dice: int = Field(default=1, ge=1, le=10)
 
 
+class FleeingSpec(_Strict):
+    """MOVE-4: a chase in progress with this combatant the quarry."""
+
+    successes: int = Field(ge=0, le=100, description="its total so far, the lead's included")
+    turns: int = Field(default=1, ge=1, le=50,
+                       description="turns run so far (chase rolls made: a mortal tires)")
+
+
+class PursuingSpec(_Strict):
+    """MOVE-4: running after ``target`` (who is fleeing) in a chase in progress."""
+
+    target: str
+    successes: int = Field(default=0, ge=0, le=100, description="its total so far")
+    turns: int = Field(default=1, ge=1, le=50,
+                       description="turns run so far (chase rolls made: a mortal tires)")
+
+
 class CombatantState(_Strict):
     """What differs from a fresh start for one combatant (all keys optional)."""
 
@@ -113,6 +130,10 @@ class CombatantState(_Strict):
     stunned: bool = Field(default=False, description="loses the turn about to start (DMG-6)")
     facing: str | tuple[float, float] | None = Field(
         default=None, description="a combatant's name, or a direction [dx, dy]")
+    fleeing: FleeingSpec | None = Field(
+        default=None, description="MOVE-4: fleeing, a chase in progress (the quarry)")
+    pursuing: PursuingSpec | None = Field(
+        default=None, description="MOVE-4: running after a fleeing enemy")
 
     @field_validator("facing", mode="before")
     @classmethod
@@ -183,6 +204,8 @@ class Override(_Strict):
     staked: bool = False
     stunned: bool = False
     facing: tuple[float, float] | None = None  # unit vector; None: toward the nearest foe
+    fleeing: tuple[int, int] | None = None  # MOVE-4 quarry: successes, chase rolls made
+    pursuing: tuple[int, int, int] | None = None  # MOVE-4: quarry id, successes, rolls
 
 
 class Standing(_Strict):
@@ -252,6 +275,17 @@ def apply_standing(battle: Battle, standing: Standing) -> None:
             c.staked = True  # CPX-5
         if o.stunned:
             c.stunned_turn = turn  # DMG-6, CPX-2
+    for o in standing.combatants:
+        if o.fleeing is not None:  # MOVE-4: fled and rolled in earlier turns
+            total, rolls = o.fleeing
+            cs[o.id].chase = Chase(total, 0.0, turn - 1, rolls, turn - 1, turn - 1)
+    for o in standing.combatants:
+        if o.pursuing is not None:
+            q = cs[o.pursuing[0]]
+            ch = q.chase
+            assert ch is not None  # checked by the resolver
+            run = Pursuer(o.id, o.pursuing[1], o.pursuing[2], turn - 1)
+            q.chase = replace(ch, pursuers=(*ch.pursuers, run))
     facing = {o.id: o.facing for o in standing.combatants if o.facing is not None}
     for c in cs:
         f = facing.get(c.id)
@@ -475,6 +509,7 @@ class _Resolver:
             if aim is not None and aim[0] in out:
                 raise self.fail(f"combatants.{keys[cid]}.aim.target",
                                 f"{self.labels[aim[0]]} is out of the fight")
+        self.check_chases(rows, keys, out)
         initiative = self.initiative(out)
         taken = tuple(o.name for o in self.scenario.field.obstacles)
         added = obstacles_of(spec.obstacles, self.path, taken=taken)
@@ -590,6 +625,12 @@ class _Resolver:
             other = self.enemy(cid, written, k, "grapple")
             pair = (other, cid) if field == "held_by" else (cid, other)
             grapples.append((kind, pair[0], pair[1], k))
+        if st.fleeing is not None:
+            row["fleeing"] = (st.fleeing.successes, st.fleeing.turns)
+        if st.pursuing is not None:
+            k = f"{key}.pursuing.target"
+            p = st.pursuing
+            row["pursuing"] = (self.enemy(cid, p.target, k, "run after"), p.successes, p.turns)
         if isinstance(st.facing, str):
             facing_names[cid] = (self.enemy(cid, st.facing, f"{key}.facing", "face", foe=False),
                                  f"{key}.facing")
@@ -623,6 +664,44 @@ class _Resolver:
             raise self.fail(f"{key}.aim", f"{self.labels[c.id]} has {held} in hand: aiming "
                             "needs a firearm, bow or crossbow (RNG-7)")
         return (target, aim.dice)
+
+    def check_chases(self, rows: dict[int, dict[str, Any]], keys: dict[int, str],
+                     out: set[int]) -> None:
+        """MOVE-4: a quarry is able and in no grapple; a pursuer runs after a quarry and
+        has not yet passed its total (it would have caught up)."""
+        grappled: set[int] = set()
+        for cid, row in rows.items():
+            for k in ("clinch", "holding"):
+                if row.get(k) is not None:
+                    grappled |= {cid, row[k]}
+        for cid, row in rows.items():
+            fl, pu = row.get("fleeing"), row.get("pursuing")
+            if fl is None and pu is None:
+                continue
+            key = f"combatants.{keys[cid]}"
+            if fl is not None:
+                if cid in out:
+                    raise self.fail(f"{key}.fleeing", f"{self.labels[cid]} is out of the "
+                                    "fight: a chase ends when the quarry is down or staked")
+                if cid in grappled:
+                    raise self.fail(f"{key}.fleeing", f"{self.labels[cid]} is in a grapple: "
+                                    "a quarry runs free (MOVE-4)")
+                if pu is not None:
+                    raise self.fail(f"{key}.pursuing", f"{self.labels[cid]} is fleeing: a "
+                                    "quarry cannot run after anyone")
+            if pu is None:
+                continue
+            k = f"{key}.pursuing"
+            target, total, _rolls = pu
+            if cid in out:
+                raise self.fail(k, f"{self.labels[cid]} is out of the fight")
+            quarry = rows.get(target, {}).get("fleeing")
+            if quarry is None:
+                raise self.fail(f"{k}.target", f"{self.labels[target]} is not fleeing: give "
+                                f"it fleeing: {{successes: N}} too")
+            if total > quarry[0]:
+                raise self.fail(f"{k}.successes", f"{total}, but past the quarry's "
+                                f"{quarry[0]} it would have caught up: at most {quarry[0]}")
 
     def out_of_fight(self, cid: int, row: dict[str, Any]) -> bool:
         dmg = row.get("damage")

@@ -116,7 +116,12 @@ def approach(b: Battle, c: Combatant, target: Combatant, reach: float) -> tuple[
         return 0.0, 0
     if c.prone or c.grappling:
         return None
-    cost = approach_cost(c.moved, need, running_room(b, c))
+    path = need
+    if b.field.obstacles:  # MOVE-3: going around costs its yards too
+        from vtm_sim.obstacles import approach_detour
+
+        path += approach_detour(b, c, target, need)
+    cost = approach_cost(c.moved, path, running_room(b, c))
     return None if cost is None else (need, cost)
 
 
@@ -238,8 +243,10 @@ def can_decide(b: Battle, c: Combatant) -> bool:
     return able(b, c) and not c.stunned(b.turn)  # CPX-2, CPX-5
 
 
-def move(b: Battle, c: Combatant, toward: Combatant, yards: float) -> None:
-    """Move ``yards`` toward (negative: away from) another combatant."""
+def move(b: Battle, c: Combatant, toward: Combatant, yards: float, *,
+         jump: bool = False) -> None:
+    """Move ``yards`` toward (negative: away from) another combatant (``jump``: jump
+    obstacles even where it could go around, MOVE-3)."""
     if yards == 0:
         return
     d = c.distance(toward)
@@ -250,20 +257,21 @@ def move(b: Battle, c: Combatant, toward: Combatant, yards: float) -> None:
     if b.field.obstacles:  # MOVE-3: jump them or go around (vtm_sim.obstacles)
         from vtm_sim.obstacles import cross
 
-        cross(b, c, ux, uy, yards)
+        cross(b, c, ux, uy, yards, jump=jump)
     else:
         step(b, c, ux, uy, yards)
     c.facing = (ux, uy)
 
 
-def move_to(b: Battle, c: Combatant, x: float, y: float, yards: float) -> None:
+def move_to(b: Battle, c: Combatant, x: float, y: float, yards: float, *,
+            jump: bool = False) -> None:
     d = math.hypot(x - c.x, y - c.y)
     if d <= 1e-9:
         return
     if b.field.obstacles:  # MOVE-3 (vtm_sim.obstacles)
         from vtm_sim.obstacles import cross
 
-        cross(b, c, (x - c.x) / d, (y - c.y) / d, min(yards, d))
+        cross(b, c, (x - c.x) / d, (y - c.y) / d, min(yards, d), jump=jump)
         return
     step(b, c, (x - c.x) / d, (y - c.y) / d, min(yards, d))
 

@@ -171,14 +171,14 @@ def jump_cmd(sheet_file: str, running: bool, vertical: bool, faces: str | None, 
     from vtm_sim.combatant import Combatant
     from vtm_sim.dice import ScriptedDice, roll
     from vtm_sim.dicewords import plural
-    from vtm_sim.movement import JUMP_DIFFICULTY, jump_feet, jump_pool
+    from vtm_sim.movement import JUMP_DIFFICULTY, jump_dice, jump_feet, jump_successes
     from vtm_sim.stats import load_stat_block
     from vtm_sim.tables import load_tables
 
     with user_errors():
         tables = load_tables()
         c = Combatant.create(0, load_stat_block(sheet_file, tables), 0, tables)
-        pool = jump_pool(c, running)
+        pool = jump_dice(c, running)
         scripted = (ScriptedDice(_parse_faces(faces, "--faces"), "--faces")
                     if faces is not None else None)
         dice: DiceSource = scripted if scripted is not None else _rng_dice(seed)
@@ -186,14 +186,17 @@ def jump_cmd(sheet_file: str, running: bool, vertical: bool, faces: str | None, 
         if scripted is not None and scripted.remaining:
             _fail(f"--faces: {plural(len(r.faces) + scripted.remaining, 'face')} given but "
                   f"the jump roll of {plural(pool, 'die', 'dice')} used {len(r.faces)}")
-        feet = jump_feet(r.successes, vertical=vertical)
+        total = jump_successes(c, r.successes, r.botch)  # VAMP-5: + Potence, as in battle
+        potence = total - r.successes if not r.botch else 0
+        feet = jump_feet(total, vertical=vertical)
     if as_json:
-        click.echo(_dump({**(_roll_json(r) or {}), "feet": feet, "vertical": vertical,
-                          "running": running}))
+        click.echo(_dump({**(_roll_json(r) or {}), "potence": potence, "total": total,
+                          "feet": feet, "vertical": vertical, "running": running}))
         return
     way = "up" if vertical else "across"
-    click.echo(f"{c.name} jumps ({'running' if running else 'standing'}): {_roll_words(r)} "
-               f"-> {feet:g} ft {way} ({feet * 0.3048:.2f} m).")
+    extra = f" + {potence} from Potence" if potence else ""
+    click.echo(f"{c.name} jumps ({'running' if running else 'standing'}): {_roll_words(r)}"
+               f"{extra} -> {feet:g} ft {way} ({feet * 0.3048:.2f} m).")
 
 
 def chase_lead(lead: float, vehicles: bool) -> int:
@@ -216,10 +219,12 @@ def chase_lead(lead: float, vehicles: bool) -> int:
 def pursuit_cmd(quarry_file: str, pursuer_file: str, lead: float, vehicles: bool, turns: int,
                 seed: int, as_json: bool) -> None:
     """MOVE-4: a chase as an extended Dexterity + Athletics contest."""
+    from vtm_sim.chase import CHASE_DIFFICULTY, chase_pool, tired_dice
     from vtm_sim.combatant import Combatant
     from vtm_sim.dice import roll
     from vtm_sim.dicewords import plural
     from vtm_sim.movement import Pursuit
+    from vtm_sim.rules import load_rules
     from vtm_sim.stats import load_stat_block
     from vtm_sim.tables import load_tables
 
@@ -227,33 +232,51 @@ def pursuit_cmd(quarry_file: str, pursuer_file: str, lead: float, vehicles: bool
         tables = load_tables()
         q = Combatant.create(0, load_stat_block(quarry_file, tables), 0, tables)
         p = Combatant.create(1, load_stat_block(pursuer_file, tables), 1, tables)
+        rules = load_rules()  # MOVE-4 as in battle: the v20 profile's fatigue and margin
+        fatigue, margin = rules.chase_fatigue_turns, rules.chase_escape_margin
         dice = _rng_dice(seed)
         chase = Pursuit.start(lead, vehicles=vehicles)
         lines, rows = [], []
+        tired: list[str] = []
+        dead_end = escaped = False
         for turn in range(1, turns + 1):
-            rp = roll(p.attr("dexterity") + p.stats.ability("athletics") - p.armor_penalty, 6,
-                      dice)
-            rq = roll(q.attr("dexterity") + q.stats.ability("athletics") - q.armor_penalty, 6,
-                      dice)
-            caught = chase.turn(rp.successes, rq.successes)
+            lost_p = tired_dice(p, turn - 1, fatigue)  # mortals tire, vampires do not
+            lost_q = tired_dice(q, turn - 1, fatigue)
+            rp = roll(chase_pool(p, lost_p), CHASE_DIFFICULTY, dice)
+            rq = roll(chase_pool(q, lost_q), CHASE_DIFFICULTY, dice)
+            for who, lost in ((q, lost_q), (p, lost_p)):
+                if lost and who.name not in tired:
+                    tired.append(who.name)
+            dead_end = rq.botch  # 003: the quarry's botch is a dead end
+            caught = chase.turn(rp.successes, rq.successes) or dead_end
+            escaped = not caught and chase.quarry - chase.pursuer >= margin  # "outran"
             rows.append({"turn": turn, "pursuer": _roll_json(rp), "quarry": _roll_json(rq),
-                         "pursuer_total": chase.pursuer, "quarry_total": chase.quarry})
+                         "pursuer_total": chase.pursuer, "quarry_total": chase.quarry,
+                         "pursuer_tired": lost_p, "quarry_tired": lost_q,
+                         "dead_end": dead_end})
             lines.append(f"Turn {turn}: {p.name} {_roll_words(rp)}; {q.name} {_roll_words(rq)}; "
-                         f"totals {chase.pursuer} against {chase.quarry}.")
-            if caught:
+                         f"totals {chase.pursuer} against {chase.quarry}."
+                         + (f" {q.name} runs into a dead end." if dead_end else ""))
+            if caught or escaped:
                 break
-    tired = [c.name for c in (q, p) if not c.vampire and turn > c.attr("stamina")]
     if as_json:
         click.echo(_dump({"lead_successes": chase_lead(lead, vehicles),
-                          "caught": chase.caught, "turns": turn, "rounds": rows,
+                          "caught": chase.caught or dead_end, "escaped": escaped,
+                          "turns": turn, "rounds": rows,
                           "tiring": tired}))
         return
     head = plural(chase_lead(lead, vehicles), "success", "successes")
     click.echo(f"{q.name} runs with a {lead:g}-yard lead ({head}).")
     for line in lines:
         click.echo(line)
-    click.echo(f"{p.name} catches {q.name} on turn {turn}." if chase.caught
-               else f"{q.name} is still ahead after {plural(turn, 'turn')}.")
+    if chase.caught or dead_end:
+        click.echo(f"{p.name} catches {q.name} on turn {turn}.")
+    elif escaped:
+        click.echo(f"{q.name} gets away on turn {turn}: {plural(margin, 'success', 'successes')} "
+                   "ahead, as a battle's outran escape.")
+    else:
+        click.echo(f"{q.name} is still ahead after {plural(turn, 'turn')}.")
     if tired:
-        click.echo(f"Mortals tire (MOVE-4): {', '.join(tired)} may flag, at the Storyteller's "
-                   "call; vampires do not.")
+        click.echo(f"Mortals tire (MOVE-4): {', '.join(tired)} lost dice after "
+                   f"{plural(fatigue, 'turn')} at full pace (one more each turn); "
+                   "vampires do not.")

@@ -119,6 +119,13 @@ def _combatant(loaded: LoadedState, c: Combatant, names: list[str], turn: int) -
         if other >= 0:
             grapple = {"kind": kind, "with": names[other], "began": other in c.grapple_turn}
             break
+    fleeing = pursuing = None
+    if c.chase is not None:  # MOVE-4
+        fleeing = {"successes": c.chase.total, "turns": c.chase.rolls}
+    for q in battle.combatants:
+        run = q.chase.pursuer(c.id) if q.chase is not None else None
+        if run is not None:
+            pursuing = {"target": names[q.id], "successes": run.total, "turns": run.rolls}
     return {
         "name": names[c.id],
         "sheet_name": c.name,
@@ -145,6 +152,8 @@ def _combatant(loaded: LoadedState, c: Combatant, names: list[str], turn: int) -
         "staked": c.staked,
         "stunned": c.stunned(turn),
         "out": not battle.able(c),
+        "fleeing": fleeing,
+        "pursuing": pursuing,
     }
 
 
@@ -223,6 +232,15 @@ def _line(c: dict[str, Any]) -> str:
     if g:
         text = _GRAPPLE_WORDS[g["kind"]].format(w=g["with"])
         bits.append(text + (" (began it)" if g["began"] else ""))
+    if c.get("fleeing"):
+        f = c["fleeing"]
+        bits.append(f"fleeing (MOVE-4): {plural(f['successes'], 'success', 'successes')} "
+                    f"after {plural(f['turns'], 'turn')} running")
+    if c.get("pursuing"):
+        f = c["pursuing"]
+        bits.append(f"running after {f['target']}: "
+                    f"{plural(f['successes'], 'success', 'successes')} after "
+                    f"{plural(f['turns'], 'turn')}")
     if c["staked"]:
         bits.append("STAKED: paralyzed, out of the fight")
     if c["stunned"]:
