@@ -33,6 +33,7 @@ Layout, in order (blocks by decision kind):
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from typing import Final
 
 import numpy as np
 
@@ -59,10 +60,11 @@ from vtm_sim.tables import Tables, load_tables
 
 __all__ = ["MAX_CELERITY", "ActionCatalog", "CatalogError", "passive_choice"]
 
-MAX_CELERITY = 5  # VAMP-3: the catalog covers Celerity 0..5 (more if a sheet has it)
-MASK_CACHE_LIMIT = 256  # options tuples remembered with their mask (one catalog-size array each)
+MAX_CELERITY: Final = 5  # VAMP-3: the catalog covers Celerity 0..5 (more if a sheet has it)
+# options tuples remembered with their mask (one catalog-size array each)
+MASK_CACHE_LIMIT: Final = 256
 
-UNTARGETED = frozenset(
+UNTARGETED: Final = frozenset(
     {
         ActionKind.GET_UP,
         ActionKind.TAKE_COVER,
@@ -73,9 +75,9 @@ UNTARGETED = frozenset(
         ActionKind.FLEE,  # MOVE-4: away from the nearest enemy
     }
 )
-WEAPON_SLOTTED = frozenset({ActionKind.RELOAD, ActionKind.CLEAR})
+WEAPON_SLOTTED: Final = frozenset({ActionKind.RELOAD, ActionKind.CLEAR})
 # The do-nothing answer to each decision kind (illegal_action="penalize").
-PASSIVE: tuple[Choice, ...] = (
+PASSIVE: Final[tuple[Choice, ...]] = (
     NO_DEFENSE,
     Action(ActionKind.PASS),
     Declaration(),
@@ -146,7 +148,7 @@ def _defenses() -> list[Choice]:
     return [Defense(k, a) for k in DefenseKind for a in (None, *AbortMethod)]
 
 
-JUMPING = (ActionKind.MOVE, ActionKind.PURSUE, ActionKind.TAKE_COVER, ActionKind.FLEE)
+JUMPING: Final = (ActionKind.MOVE, ActionKind.PURSUE, ActionKind.TAKE_COVER, ActionKind.FLEE)
 
 
 def _jumps(num_combatants: int) -> list[Choice]:

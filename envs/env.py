@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, SupportsFloat, cast
+from typing import Any, Final, SupportsFloat, cast
 
 import gymnasium as gym
 import numpy as np
@@ -24,7 +24,7 @@ from vtm_sim.scenario import Scenario
 
 __all__ = ["VtmEnv"]
 
-MAX_RESET_TRIES = 100
+MAX_RESET_TRIES: Final = 100
 
 
 class VtmEnv(gym.Env[ObsType, np.int64]):

@@ -24,7 +24,7 @@ Defaults, the same in every env and in ``vtm-sim train``:
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
 import numpy as np
 
@@ -54,11 +54,11 @@ IllegalAction = Literal["raise", "penalize"]
 ObsMode = Literal["flat", "dict"]
 PolicyFn = Callable[[Battle, Decision], Choice]  # an opponent (envs.opponents)
 
-DEFAULT_SHAPING = 0.0
-DEFAULT_ILLEGAL_ACTION: IllegalAction = "penalize"
-DEFAULT_ILLEGAL_PENALTY = -0.1
-RENDER_MODES = ("ansi", "rgb_array")
-KIND_NAMES = {k: k.value for k in DecisionKind}  # info["decision"] (Enum.value is slow)
+DEFAULT_SHAPING: Final = 0.0
+DEFAULT_ILLEGAL_ACTION: Final[IllegalAction] = "penalize"
+DEFAULT_ILLEGAL_PENALTY: Final = -0.1
+RENDER_MODES: Final = ("ansi", "rgb_array")
+KIND_NAMES: Final = {k: k.value for k in DecisionKind}  # info["decision"] (Enum.value is slow)
 
 
 def load(scenario: str | Scenario) -> Scenario:

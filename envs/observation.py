@@ -57,7 +57,7 @@ from __future__ import annotations
 import math
 from bisect import bisect_left
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
 import numpy as np
 from gymnasium import spaces
@@ -78,21 +78,22 @@ __all__ = ["OBS_VERSION", "PREFIX_VERSIONS", "Block", "ObservationEncoder"]
 # 2: ``others`` before ``self`` (the dict's key order); 3: chase and obstacle
 # features at the end of the self block; 4: the nearest obstacle's jump and detour
 # appended (MOVE-3), with the jumping moves appended to the action catalog
-OBS_VERSION = 4
+OBS_VERSION: Final = 4
 # Older versions whose flat observation is a prefix of this one: version -> the
 # floats appended since (and whose action catalog is a prefix of this one's)
-PREFIX_VERSIONS = {3: 3}
+PREFIX_VERSIONS: Final = {3: 3}
 
-DECISION_KINDS = tuple(DecisionKind)
-WEAPON_CLASSES = tuple(WeaponClass)
-DISTANCE_BANDS = (1.0, 2.0, 10.0, 30.0, 100.0)  # yards; the last band is "farther"
-POSITION_SCALE = 50.0  # yards
-INITIATIVE_SCALE = 30.0
-AIM_SCALE = 10.0
-COVER_SCALE = float(max(level.value for level in CoverLevel))
-GRAPPLE_LINKS = ("clinch_with", "holding", "held_by", "feeding_on", "fed_on_by")  # ids, -1 none
+DECISION_KINDS: Final = tuple(DecisionKind)
+WEAPON_CLASSES: Final = tuple(WeaponClass)
+DISTANCE_BANDS: Final = (1.0, 2.0, 10.0, 30.0, 100.0)  # yards; the last band is "farther"
+POSITION_SCALE: Final = 50.0  # yards
+INITIATIVE_SCALE: Final = 30.0
+AIM_SCALE: Final = 10.0
+COVER_SCALE: Final = float(max(level.value for level in CoverLevel))
+# ids, -1 none
+GRAPPLE_LINKS: Final = ("clinch_with", "holding", "held_by", "feeding_on", "fed_on_by")
 
-_KIND_INDEX = {k: i for i, k in enumerate(DECISION_KINDS)}
+_KIND_INDEX: Final = {k: i for i, k in enumerate(DECISION_KINDS)}
 
 
 def _onehots(n: int) -> tuple[tuple[float, ...], ...]:
@@ -102,9 +103,9 @@ def _onehots(n: int) -> tuple[tuple[float, ...], ...]:
 
 # Per-step lookups: a weapon class's one-hot, a distance band's one-hot, and the
 # band edges (a distance falls in the first band whose edge it does not exceed).
-_WEAPON_ONEHOT = dict(zip(WEAPON_CLASSES, _onehots(len(WEAPON_CLASSES)), strict=True))
-_BAND_ONEHOT = _onehots(len(DISTANCE_BANDS) + 1)
-_BAND_EDGES = tuple(band + 1e-9 for band in DISTANCE_BANDS)
+_WEAPON_ONEHOT: Final = dict(zip(WEAPON_CLASSES, _onehots(len(WEAPON_CLASSES)), strict=True))
+_BAND_ONEHOT: Final = _onehots(len(DISTANCE_BANDS) + 1)
+_BAND_EDGES: Final = tuple(band + 1e-9 for band in DISTANCE_BANDS)
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,7 +137,7 @@ def decision_block(maneuvers: tuple[str, ...]) -> Block:
     )
 
 
-SELF = Block(
+SELF: Final = Block(
     "self",
     (
         "active",
@@ -178,7 +179,7 @@ SELF = Block(
     + ("obstacle_jump", "obstacle_detour", "obstacle_no_way_around"),  # MOVE-3 (version 4)
     frozenset({"initiative", "chase_lead"}),
 )
-OTHER = Block(
+OTHER: Final = Block(
     "others",
     ("present", "ally", "enemy", "dx", "dy")
     + tuple(f"band_{i}" for i in range(len(DISTANCE_BANDS) + 1))
@@ -189,12 +190,12 @@ OTHER = Block(
     frozenset({"dx", "dy"}),
 )
 
-_INTERRUPT = len(DECISION_KINDS)  # the decision block's offsets
-_INCOMING = _INTERRUPT + 1
+_INTERRUPT: Final = len(DECISION_KINDS)  # the decision block's offsets
+_INCOMING: Final = _INTERRUPT + 1
 
 
-NO_LINKS = (-1, -1, -1, -1, -1)
-NO_LINK_FLAGS = (0.0, 0.0, 0.0, 0.0, 0.0)
+NO_LINKS: Final = (-1, -1, -1, -1, -1)
+NO_LINK_FLAGS: Final = (0.0, 0.0, 0.0, 0.0, 0.0)
 
 
 def _link_flags(c: Combatant) -> tuple[float, float, float, float, float]:
@@ -219,13 +220,13 @@ def _aim(c: Combatant, turn: int) -> tuple[int, float]:
     return c.aim_target, _clip(c.aim_dice / AIM_SCALE)
 
 
-NO_CHASE = (0.0, 0.0, 0.0)
-CHASE_SCALE = 10.0  # successes
-OBSTACLE_RANGE = 30.0  # yards
+NO_CHASE: Final = (0.0, 0.0, 0.0)
+CHASE_SCALE: Final = 10.0  # successes
+OBSTACLE_RANGE: Final = 30.0  # yards
 
 
-NO_OBSTACLE = (0.0, 0.0, 0.0, 0.0)
-JUMP_SCALE = 5.0  # successes
+NO_OBSTACLE: Final = (0.0, 0.0, 0.0, 0.0)
+JUMP_SCALE: Final = 5.0  # successes
 
 
 def _chase(battle: Battle, c: Combatant) -> tuple[float, ...]:

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import ast
 import json
 import os
+import re
 import subprocess
 import sys
 import zipfile
@@ -116,3 +118,33 @@ def test_the_installed_build_replays_the_source_tree_byte_for_byte() -> None:
         play(b, [TacticianPolicy() if i % 2 else NearestEnemyPolicy() for i in range(n)])
         mine.append(b.log.sha256())
     assert mine == out
+
+
+def _module_constants(path: Path) -> list[tuple[str, bool]]:
+    """Module-level UPPER_CASE names bound once, and whether each is marked Final."""
+    tree = ast.parse(path.read_text())
+    out = []
+    for node in tree.body:
+        if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+            ann = ast.unparse(node.annotation)
+            out.append((node.target.id, ann.startswith("Final")))
+        elif isinstance(node, ast.Assign):
+            for t in node.targets:
+                for n in ([t] if isinstance(t, ast.Name) else getattr(t, "elts", [])):
+                    if isinstance(n, ast.Name):
+                        alias = isinstance(node.value, (ast.Subscript, ast.BinOp)) or (
+                            isinstance(node.value, ast.Call)
+                            and ast.unparse(node.value.func) in ("TypeVar", "NewType"))
+                        if not alias:
+                            out.append((n.id, False))
+    return [(name, final) for name, final in out if re.fullmatch(r"_?[A-Z][A-Z0-9_]*", name)]
+
+
+def test_compiled_modules_mark_their_constants_final() -> None:
+    """mypyc reads a module constant that is not ``Final`` out of the module's dict on
+    every use (a hash lookup); a ``Final`` one is a C static or inlined. The step path
+    reads dozens of them per decision (experiments/bench_instructions.py)."""
+    root = Path(__file__).resolve().parent.parent
+    missing = [f"{mod}: {name}" for mod in build_hooks.COMPILED_MODULES
+               for name, final in _module_constants(root / mod) if not final]
+    assert not missing, "not Final: " + ", ".join(missing)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Final
 
 from vtm_sim.choices import CalledShot, DefenseKind
 from vtm_sim.combatant import Combatant
@@ -46,20 +47,20 @@ DiceFor = Callable[[str], DiceSource]
 # MAN-10: an effect that may take the damage's place: (defender, attacker, successes,
 # log) -> whether it did (vtm_sim/effects.py: EFFECTS)
 InsteadOfDamage = Callable[[Combatant, Combatant, int, EventLog], bool]
-BASE_DIFFICULTY = 6  # ATK-4
-POINT_BLANK_YARDS = 2.0  # RNG-2
-POINT_BLANK_DIFFICULTY = 4
-MAX_RANGE_DIFFICULTY = 2  # RNG-2: +2 between short and twice the range
-SHOOTING = frozenset({WeaponClass.FIREARM, WeaponClass.BOW, WeaponClass.CROSSBOW})
-ARCHERY = frozenset({WeaponClass.BOW, WeaponClass.CROSSBOW})  # ATK-2: rolled with Archery
+BASE_DIFFICULTY: Final = 6  # ATK-4
+POINT_BLANK_YARDS: Final = 2.0  # RNG-2
+POINT_BLANK_DIFFICULTY: Final = 4
+MAX_RANGE_DIFFICULTY: Final = 2  # RNG-2: +2 between short and twice the range
+SHOOTING: Final = frozenset({WeaponClass.FIREARM, WeaponClass.BOW, WeaponClass.CROSSBOW})
+ARCHERY: Final = frozenset({WeaponClass.BOW, WeaponClass.CROSSBOW})  # ATK-2: rolled with Archery
 # read for every option an attack list weighs: module constants (see vtm_sim.symbol)
-_FIREARM = WeaponClass.FIREARM
-_THROWN = WeaponClass.THROWN
+_FIREARM: Final = WeaponClass.FIREARM
+_THROWN: Final = WeaponClass.THROWN
 
 # MAN-11: claws are natural weapons (Std damage Strength + 1)
-FERAL_CLAWS = Weapon("feral claws", WeaponClass.UNARMED, DamageType.AGGRAVATED, 0, 1, 0, 1, 0,
-                     False, 0, "P")
-BONE_SPURS = Weapon("bone spurs", WeaponClass.UNARMED, DamageType.LETHAL, 0, 1, 0, 1, 0,
+FERAL_CLAWS: Final = Weapon("feral claws", WeaponClass.UNARMED, DamageType.AGGRAVATED,
+                            0, 1, 0, 1, 0, False, 0, "P")
+BONE_SPURS: Final = Weapon("bone spurs", WeaponClass.UNARMED, DamageType.LETHAL, 0, 1, 0, 1, 0,
                     False, 0, "P")
 
 
@@ -198,7 +199,7 @@ def _autofire(w: Weapon) -> bool:
 # What each kind of maneuver is made with (``weapon`` in configs/maneuvers.yaml), from
 # the attacker and the weapon in the hand it uses; None: it cannot be made now.
 WeaponOf = Callable[[Combatant, Weapon], Weapon | None]
-WEAPON_OF: dict[WeaponUse, WeaponOf] = {
+WEAPON_OF: Final[dict[WeaponUse, WeaponOf]] = {
     WeaponUse.UNARMED: lambda c, w: UNARMED,
     WeaponUse.MELEE: lambda c, w: w if w.cls is WeaponClass.MELEE else None,
     WeaponUse.SHOOTING: lambda c, w: w if w.cls in SHOOTING else None,
@@ -210,7 +211,7 @@ WEAPON_OF: dict[WeaponUse, WeaponOf] = {
 }
 # What each need asks of the attacker and the weapon in the hand it uses (``needs``).
 NeedCheck = Callable[[Combatant, Weapon], bool]
-NEEDS: dict[Need, NeedCheck] = {
+NEEDS: Final[dict[Need, NeedCheck]] = {
     # MAN-8: asked of each target (vtm_sim/options.py: Options._may_bite), not here
     Need.GRAPPLE: lambda c, w: True,
     Need.VAMPIRE: lambda c, w: c.vampire,
@@ -460,7 +461,7 @@ def legal_defenses(defender: Combatant, plan: AttackPlan, *, room: bool = True) 
     return out
 
 
-DEFENSE_ABILITY = {
+DEFENSE_ABILITY: Final = {
     DefenseKind.DODGE: "dodge",
     DefenseKind.BLOCK: "brawl",
     DefenseKind.PARRY: "melee",

@@ -22,7 +22,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
 from vtm_sim.attack import (
     AttackPlan,
@@ -116,9 +116,14 @@ from vtm_sim.strikes import attack, defend, defense_options, use_slot
 from vtm_sim.tables import Tables, Weapon, WeaponClass, load_tables
 
 # the routines _advance tells apart on every trip: module constants (see vtm_sim.symbol)
-_ACT, _ATTACK, _DEFEND, _FIRST = Routine.ACT, Routine.ATTACK, Routine.DEFEND, Routine.FIRST
-_DECLARE, _EXTRA, _INTERRUPTS, _TURNS = (
-    Routine.DECLARE, Routine.EXTRA, Routine.INTERRUPTS, Routine.TURNS)
+_ACT: Final = Routine.ACT
+_ATTACK: Final = Routine.ATTACK
+_DEFEND: Final = Routine.DEFEND
+_FIRST: Final = Routine.FIRST
+_DECLARE: Final = Routine.DECLARE
+_EXTRA: Final = Routine.EXTRA
+_INTERRUPTS: Final = Routine.INTERRUPTS
+_TURNS: Final = Routine.TURNS
 
 
 @dataclass(frozen=True, slots=True)

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from typing import Final
+
 from vtm_sim.choices import BloodSpend, BloodUse
 from vtm_sim.combatant import Combatant
 
-NO_BLOOD = BloodSpend()
-BOOSTS = (BloodUse.STRENGTH, BloodUse.DEXTERITY, BloodUse.STAMINA)
+NO_BLOOD: Final = BloodSpend()
+BOOSTS: Final = (BloodUse.STRENGTH, BloodUse.DEXTERITY, BloodUse.STAMINA)
 
 
 def blood_budget(c: Combatant) -> int:

@@ -23,7 +23,7 @@ quarry (:class:`vtm_sim.relations.Chase`), so battles copy and save with it.
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 from vtm_sim.choices import Action, ActionKind
 from vtm_sim.combatant import Combatant
@@ -43,7 +43,7 @@ from vtm_sim.state import (
 if TYPE_CHECKING:
     from vtm_sim.battle import Battle
 
-CHASE_DIFFICULTY = 6  # MOVE-4 names no difficulty: the Storyteller's standard 6 (V20)
+CHASE_DIFFICULTY: Final = 6  # MOVE-4 names no difficulty: the Storyteller's standard 6 (V20)
 
 
 def free_to_run(b: Battle, c: Combatant) -> bool:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cache
-from typing import Any, TypeVar
+from typing import Any, Final, TypeVar
 
 from vtm_sim.errors import ReplayError
 from vtm_sim.symbol import Symbol
@@ -148,7 +148,7 @@ class Defense:
 
 Choice = BloodSpend | Declaration | Action | Defense
 C = TypeVar("C", bound="BloodSpend | Declaration | Action | Defense")
-_SHARED: dict[Choice, Choice] = {}
+_SHARED: Final[dict[Choice, Choice]] = {}
 
 
 def shared(choice: C) -> C:
@@ -162,7 +162,7 @@ def shared(choice: C) -> C:
     return _SHARED.setdefault(choice, choice)  # type: ignore[return-value]
 
 
-NO_DEFENSE = shared(Defense(DefenseKind.NONE))
+NO_DEFENSE: Final = shared(Defense(DefenseKind.NONE))
 
 
 @cache

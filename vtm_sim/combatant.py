@@ -13,9 +13,9 @@ from vtm_sim.stats import Kind, StatBlock
 from vtm_sim.tables import UNARMED, Tables, Weapon
 
 # read on every able() and option list: module constants (see vtm_sim.symbol)
-_ACTIVE = Status.ACTIVE
+_ACTIVE: Final = Status.ACTIVE
 _hypot: Final = math.hypot  # Final: compiled code then skips reading it off the module
-_VAMPIRE = Kind.VAMPIRE
+_VAMPIRE: Final = Kind.VAMPIRE
 
 
 @dataclass(slots=True)
@@ -318,7 +318,7 @@ class Combatant:
 
 
 # the fields saved as they are (plain JSON values) by to_json
-_PLAIN_FIELDS = (
+_PLAIN_FIELDS: Final = (
     "x", "y", "willpower", "blood", "wielding", "armor_rating", "armor_penalty", "prone",
     "blinded", "stunned_turn", "offhand", "staked", "claws_out", "off_balance_turn",
     "init_penalty_turn", "vitae", "drunk", "grappled_turn", "wp_used", "rating",
@@ -326,10 +326,10 @@ _PLAIN_FIELDS = (
     "wp_spent_turn", "declared_used", "celerity_used", "defenses_used", "acted", "delayed",
     "waiting", "moved", "blood_spent", "sim_penalty",
 )
-_FLOAT_FIELDS = frozenset({"x", "y", "moved"})
+_FLOAT_FIELDS: Final = frozenset({"x", "y", "moved"})
 
 
-ONE_HANDED = frozenset({"P", "J"})  # RNG-9: pocket and jacket weapons fit one hand
+ONE_HANDED: Final = frozenset({"P", "J"})  # RNG-9: pocket and jacket weapons fit one hand
 
 
 def _offhand(stats: StatBlock) -> int:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Final, Protocol
 
 from vtm_sim.errors import DiceError
 from vtm_sim.symbol import Symbol
@@ -19,9 +19,9 @@ from vtm_sim.symbol import Symbol
 if TYPE_CHECKING:  # numpy is imported when dice are first drawn: a command rolling none skips it
     import numpy as np
 
-MIN_DIFFICULTY = 2
-MAX_DIFFICULTY = 10
-DEFAULT_DIFFICULTY = 6
+MIN_DIFFICULTY: Final = 2
+MAX_DIFFICULTY: Final = 10
+DEFAULT_DIFFICULTY: Final = 6
 
 
 class SpecialtyRule(Symbol):
@@ -32,7 +32,8 @@ class SpecialtyRule(Symbol):
 
 
 # read on every roll: module constants (see vtm_sim.symbol)
-_EXPLODE, _DOUBLE = SpecialtyRule.EXPLODE, SpecialtyRule.DOUBLE
+_EXPLODE: Final = SpecialtyRule.EXPLODE
+_DOUBLE: Final = SpecialtyRule.DOUBLE
 
 
 class DiceSource(Protocol):
@@ -136,8 +137,8 @@ class RngDice:
 
 
 # faces 1..10 as the digits "1".."9", "0" (bytes.translate: far faster than a loop)
-_TO_DIGITS = bytes.maketrans(bytes(range(1, 11)), b"1234567890")
-_FROM_DIGITS = bytes.maketrans(b"1234567890", bytes(range(1, 11)))
+_TO_DIGITS: Final = bytes.maketrans(bytes(range(1, 11)), b"1234567890")
+_FROM_DIGITS: Final = bytes.maketrans(b"1234567890", bytes(range(1, 11)))
 
 
 def faces_text(faces: Sequence[int]) -> str:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 from vtm_sim.attack import (
     AttackOutcome,
@@ -36,13 +36,13 @@ from vtm_sim.tables import DamageType, Effect, Maneuver, WeaponClass
 if TYPE_CHECKING:
     from vtm_sim.battle import Battle
 
-KNOCKDOWN_DIFFICULTY = 6  # CPX-4
-SWEEP_DIFFICULTY = 6  # MAN-4
-TACKLE_DIFFICULTY = 7  # MAN-5
-STAKE_LEVELS = 3  # CPX-5
-STAKE_WEAPON = "stake"
-ALLY_LINE_YARDS = 1.5  # CPX-6: an ally this close to the line of fire can be hit
-CLOSE_YARDS = 2.01  # CPX-6: allies within a melee reach (positions are rounded)
+KNOCKDOWN_DIFFICULTY: Final = 6  # CPX-4
+SWEEP_DIFFICULTY: Final = 6  # MAN-4
+TACKLE_DIFFICULTY: Final = 7  # MAN-5
+STAKE_LEVELS: Final = 3  # CPX-5
+STAKE_WEAPON: Final = "stake"
+ALLY_LINE_YARDS: Final = 1.5  # CPX-6: an ally this close to the line of fire can be hit
+CLOSE_YARDS: Final = 2.01  # CPX-6: allies within a melee reach (positions are rounded)
 
 
 def segment_distance(px: float, py: float, ax: float, ay: float, bx: float, by: float) -> float:
@@ -312,7 +312,7 @@ def _feed(b: Battle, a: Combatant, v: Combatant) -> None:
         start_feeding(b, a, v)  # MAN-9
 
 
-EFFECTS: dict[Effect, EffectRule] = {
+EFFECTS: Final[dict[Effect, EffectRule]] = {
     Effect.KNOCKDOWN: EffectRule(after_hit=_knockdown),
     Effect.TACKLE: EffectRule(after_hit=_tackle),
     Effect.CLINCH: EffectRule(after_hit=_clinch),

@@ -13,7 +13,7 @@ more like the rules, but cannot be copied or saved.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
 from vtm_sim.attack import AttackPlan
 from vtm_sim.choices import Action, CalledShot, DecisionKind, DefenseKind, choice_from_json
@@ -35,13 +35,23 @@ class Routine(Symbol):
 
 
 # the steps (pc) a routine resumes at; 0 is always its start
-TURNS_LOOP, TURNS_DECLARED, TURNS_FIRST_DONE = 1, 2, 3
-DECLARE_BLOOD, DECLARE_ASK = 1, 2
-FIRST_GROUP, FIRST_INTERRUPTED, FIRST_ACTING, FIRST_END, FIRST_FINAL = 1, 2, 3, 4, 5
-AMBUSH_ASKED, AMBUSH_DONE = 1, 2
-ACT_ASKED, ACT_ATTACKED = 1, 2
-ATTACK_ROLLING, ATTACK_DEFENDING = 1, 2
-DEFEND_ASKED = 1
+TURNS_LOOP: Final = 1
+TURNS_DECLARED: Final = 2
+TURNS_FIRST_DONE: Final = 3
+DECLARE_BLOOD: Final = 1
+DECLARE_ASK: Final = 2
+FIRST_GROUP: Final = 1
+FIRST_INTERRUPTED: Final = 2
+FIRST_ACTING: Final = 3
+FIRST_END: Final = 4
+FIRST_FINAL: Final = 5
+AMBUSH_ASKED: Final = 1
+AMBUSH_DONE: Final = 2
+ACT_ASKED: Final = 1
+ACT_ATTACKED: Final = 2
+ATTACK_ROLLING: Final = 1
+ATTACK_DEFENDING: Final = 2
+DEFEND_ASKED: Final = 1
 
 
 # Built a few times a step and copied on every Battle.clone: positional defaults and

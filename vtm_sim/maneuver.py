@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import Final
 
 from vtm_sim.symbol import Symbol
 
@@ -37,8 +38,9 @@ class WeaponUse(Symbol):
 
 # made with the weapon in hand (CPX-6: not while it is jammed; RNG-9: may be the off
 # hand's), and the kinds made at range
-HAND_USES = frozenset({WeaponUse.MELEE, WeaponUse.SHOOTING, WeaponUse.AUTOFIRE, WeaponUse.THROWN})
-RANGED_USES = frozenset({WeaponUse.SHOOTING, WeaponUse.AUTOFIRE, WeaponUse.THROWN})
+HAND_USES: Final = frozenset(
+    {WeaponUse.MELEE, WeaponUse.SHOOTING, WeaponUse.AUTOFIRE, WeaponUse.THROWN})
+RANGED_USES: Final = frozenset({WeaponUse.SHOOTING, WeaponUse.AUTOFIRE, WeaponUse.THROWN})
 
 
 class Need(Symbol):
@@ -119,7 +121,7 @@ def maneuver(
 
 # Name sets derived from a maneuver table, by the table's id and a name for the rule
 # that picks them; an entry keeps its table alive, so the id stays its own.
-_DERIVED: dict[tuple[int, str], tuple[Mapping[str, Maneuver], frozenset[str]]] = {}
+_DERIVED: Final[dict[tuple[int, str], tuple[Mapping[str, Maneuver], frozenset[str]]]] = {}
 
 
 def names_where(table: Mapping[str, Maneuver], rule: str,

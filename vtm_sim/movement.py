@@ -4,16 +4,17 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Final
 
 from vtm_sim.combatant import Combatant
 from vtm_sim.tables import Tables
 
-POUNDS_PER_STRENGTH = 25.0  # MOVE-2 (003): 25 lb (11.34 kg) per dot of Strength
-JUMP_DIFFICULTY = 3  # MOVE-3
-FEET_UP_PER_SUCCESS = 2.0
-FEET_ACROSS_PER_SUCCESS = 4.0
-PURSUIT_YARDS_PER_SUCCESS = 2.0  # MOVE-4: one success of lead per 2 yards on foot
-PURSUIT_VEHICLE_YARDS_PER_SUCCESS = 10.0
+POUNDS_PER_STRENGTH: Final = 25.0  # MOVE-2 (003): 25 lb (11.34 kg) per dot of Strength
+JUMP_DIFFICULTY: Final = 3  # MOVE-3
+FEET_UP_PER_SUCCESS: Final = 2.0
+FEET_ACROSS_PER_SUCCESS: Final = 4.0
+PURSUIT_YARDS_PER_SUCCESS: Final = 2.0  # MOVE-4: one success of lead per 2 yards on foot
+PURSUIT_VEHICLE_YARDS_PER_SUCCESS: Final = 10.0
 
 
 def carry_limit(c: Combatant) -> float:

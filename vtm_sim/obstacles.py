@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 from vtm_sim.choices import Action, ActionKind
 from vtm_sim.combatant import Combatant
@@ -29,9 +29,9 @@ from vtm_sim.space import Obstacle, ObstacleKind
 if TYPE_CHECKING:
     from vtm_sim.battle import Battle
 
-LANDING_DIFFICULTY = 6  # 003: Dexterity + Athletics to catch the edge or land well
-FEET_PER_YARD = 3.0
-EPS = 1e-6
+LANDING_DIFFICULTY: Final = 6  # 003: Dexterity + Athletics to catch the edge or land well
+FEET_PER_YARD: Final = 3.0
+EPS: Final = 1e-6
 
 
 def first_crossed(b: Battle, ax: float, ay: float, bx: float, by: float,
@@ -61,7 +61,7 @@ class Route:
         return self.jump is not None and (moved + self.at) * FEET_PER_YARD > self.jump.feet
 
 
-NO_ROUTE = Route(0.0, (), None)
+NO_ROUTE: Final = Route(0.0, (), None)
 
 
 def goes_around(o: Obstacle, jump: bool, budget: float, before: float) -> bool:

@@ -39,6 +39,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Final
 
 import numpy as np
 from numpy.typing import NDArray
@@ -47,10 +48,10 @@ from vtm_sim.dice import SpecialtyRule, clamp_difficulty
 
 __all__ = ["EXPLODE_TAIL", "RollOdds", "attack_odds", "roll_odds"]
 
-EXPLODE_TAIL = 1e-15
+EXPLODE_TAIL: Final = 1e-15
 """Upper bound on the probability mass omitted from an EXPLODE distribution."""
 
-_CACHE_SIZE = 4096
+_CACHE_SIZE: Final = 4096
 
 FloatArray = NDArray[np.float64]
 

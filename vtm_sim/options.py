@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from functools import cache
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 from vtm_sim.attack import (
     SHOOTING,
@@ -285,8 +285,8 @@ def _shooting(spec: Maneuver) -> bool:
 
 # usable maneuvers: (maneuver, spec, off hand, close, weapon)
 Candidate = tuple[str, Maneuver, bool, bool, Weapon]
-CACHE_LIMIT = 4096  # entries in the memo of usable maneuvers
-_CANDIDATES: dict[tuple[object, ...], tuple[Tables, StatBlock, list[Candidate]]] = {}
+CACHE_LIMIT: Final = 4096  # entries in the memo of usable maneuvers
+_CANDIDATES: Final[dict[tuple[object, ...], tuple[Tables, StatBlock, list[Candidate]]]] = {}
 
 
 @cache

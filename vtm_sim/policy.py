@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 from vtm_sim.attack import SHOOTING, defense_pool, hand_weapon
 from vtm_sim.battle import Battle
@@ -31,7 +31,8 @@ def _bites(spec: Maneuver) -> bool:
 
 
 # read for every option in the loops of _act: module constants (see vtm_sim.symbol)
-_ATTACK, _FEED = ActionKind.ATTACK, ActionKind.FEED
+_ATTACK: Final = ActionKind.ATTACK
+_FEED: Final = ActionKind.FEED
 
 
 class NearestEnemyPolicy:

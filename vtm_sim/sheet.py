@@ -4,11 +4,12 @@ validated YAML in :mod:`vtm_sim.stats`, and compiled with the hot modules)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Final
 
 from vtm_sim.symbol import Symbol
 from vtm_sim.weapons import Armor, Weapon
 
-UNLISTED_ATTRIBUTE = 1  # an Attribute a sheet leaves out has one dot
+UNLISTED_ATTRIBUTE: Final = 1  # an Attribute a sheet leaves out has one dot
 
 
 class Kind(Symbol):

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Final
 
 from vtm_sim.symbol import Symbol
 
@@ -144,4 +145,4 @@ class Field:
         return not any(w.blocks(ax, ay, bx, by) for w in self.walls)
 
 
-OPEN_FIELD = Field()
+OPEN_FIELD: Final = Field()

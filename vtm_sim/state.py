@@ -9,7 +9,7 @@ turn sequence (:mod:`vtm_sim.battle`).
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 from vtm_sim.attack import (
     AttackNumbers,
@@ -34,15 +34,15 @@ from vtm_sim.tables import Weapon, WeaponClass
 if TYPE_CHECKING:
     from vtm_sim.battle import Battle
 
-LOG_VERSION = 2  # 2: chases and jumps (flee, chase, caught, escaped, jump events)
-STATE_FORMAT = "vtm_sim.state"  # the "format" of a saved battle (Battle.to_state)
-STATE_VERSION = 2  # 2: grips and aims saved as relations (vtm_sim.relations)
-ENGAGE_YARDS = 2.0  # ATK-8: an enemy this close is engaging the character
-ADJACENT_YARDS = 1.0
-REACH_SLACK = 0.01  # positions are rounded to 1/1000 yard: this close counts as in reach
-DODGE_YARDS = 1.0  # DEF-5: room a dodge under fire needs to reach cover
-SPRAY_DODGE = 1  # RNG-6: dodging autofire spray is +1 difficulty
-FLANK_COS = 0.5  # ATK-7: within 60 degrees of facing is the front, beyond 120 behind
+LOG_VERSION: Final = 2  # 2: chases and jumps (flee, chase, caught, escaped, jump events)
+STATE_FORMAT: Final = "vtm_sim.state"  # the "format" of a saved battle (Battle.to_state)
+STATE_VERSION: Final = 2  # 2: grips and aims saved as relations (vtm_sim.relations)
+ENGAGE_YARDS: Final = 2.0  # ATK-8: an enemy this close is engaging the character
+ADJACENT_YARDS: Final = 1.0
+REACH_SLACK: Final = 0.01  # positions are rounded to 1/1000 yard: this close counts as in reach
+DODGE_YARDS: Final = 1.0  # DEF-5: room a dodge under fire needs to reach cover
+SPRAY_DODGE: Final = 1  # RNG-6: dodging autofire spray is +1 difficulty
+FLANK_COS: Final = 0.5  # ATK-7: within 60 degrees of facing is the front, beyond 120 behind
 
 
 def spray_shares(successes: int, targets: int) -> list[int]:

@@ -11,6 +11,7 @@ the incoming attack is expected to hurt, and says why in plain words
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Final
 
 from vtm_sim.attack import (
     SHOOTING,
@@ -41,14 +42,14 @@ from vtm_sim.maneuver import Effect, Maneuver, WeaponUse
 from vtm_sim.odds import attack_odds
 from vtm_sim.tables import DamageType, Tables
 
-ABORT_WITH_POINT = 2.5  # expected levels that make a Willpower point worth spending
-ABORT_WITH_ROLL = 1.5  # ... that make a Willpower roll worth trying
-SPARE_DEFENSE = 0.5  # ... that make a defense worth a spare action
-GRAPPLE_VALUE = 0.75  # levels a vampire counts a successful clinch or hold as worth
-KISS_VALUE = 1.5  # levels a hungry vampire counts a kiss as worth
-STAKE_VALUE = 10.0  # a staked vampire is out of the fight
-STAKE_USES = frozenset({WeaponUse.MELEE, WeaponUse.THROWN})  # how a stake strikes (CPX-5)
-GRAPPLES = frozenset({Effect.CLINCH, Effect.HOLD})
+ABORT_WITH_POINT: Final = 2.5  # expected levels that make a Willpower point worth spending
+ABORT_WITH_ROLL: Final = 1.5  # ... that make a Willpower roll worth trying
+SPARE_DEFENSE: Final = 0.5  # ... that make a defense worth a spare action
+GRAPPLE_VALUE: Final = 0.75  # levels a vampire counts a successful clinch or hold as worth
+KISS_VALUE: Final = 1.5  # levels a hungry vampire counts a kiss as worth
+STAKE_VALUE: Final = 10.0  # a staked vampire is out of the fight
+STAKE_USES: Final = frozenset({WeaponUse.MELEE, WeaponUse.THROWN})  # how a stake strikes (CPX-5)
+GRAPPLES: Final = frozenset({Effect.CLINCH, Effect.HOLD})
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,10 +109,10 @@ def blows(tables: Tables) -> list[str]:
     no grip needed, not emptying the magazine), read off the maneuver table."""
     return [m for m, spec in tables.maneuvers.items()
             if spec.effect is None and not spec.magazine and not spec.grapple]
-WILLPOWER_COST = 0.35  # levels a Willpower point is worth keeping (more when few are left)
-CELERITY_COST = 0.1  # ... a blood point spent on Celerity
-FULL_DEFENSE_COST = 0.25  # ... a turn without attacking, beyond its expected damage
-FULL_DEFENSE_MAX_ATTACK = 0.2  # full defense only when no attack is worth more (levels)
+WILLPOWER_COST: Final = 0.35  # levels a Willpower point is worth keeping (more when few are left)
+CELERITY_COST: Final = 0.1  # ... a blood point spent on Celerity
+FULL_DEFENSE_COST: Final = 0.25  # ... a turn without attacking, beyond its expected damage
+FULL_DEFENSE_MAX_ATTACK: Final = 0.2  # full defense only when no attack is worth more (levels)
 
 
 class Blows:

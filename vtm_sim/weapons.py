@@ -4,6 +4,7 @@ validated tables in :mod:`vtm_sim.tables`, and compiled with the hot modules).""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Final
 
 from vtm_sim.symbol import Symbol
 
@@ -25,9 +26,9 @@ class DamageType(Symbol):
         return _SEVERITY[self]
 
 
-_MARKS = {DamageType.BASHING: "/", DamageType.LETHAL: "X", DamageType.AGGRAVATED: "*"}
-_SEVERITY = {DamageType.BASHING: 0, DamageType.LETHAL: 1, DamageType.AGGRAVATED: 2}
-DAMAGE_TYPES = {t.value: t for t in DamageType}  # by name: DamageType(name) is slow Python
+_MARKS: Final = {DamageType.BASHING: "/", DamageType.LETHAL: "X", DamageType.AGGRAVATED: "*"}
+_SEVERITY: Final = {DamageType.BASHING: 0, DamageType.LETHAL: 1, DamageType.AGGRAVATED: 2}
+DAMAGE_TYPES: Final = {t.value: t for t in DamageType}  # by name: DamageType(name) is slow Python
 
 
 class WeaponClass(Symbol):
@@ -67,7 +68,8 @@ class Weapon:
         return self.strength_bonus is not None
 
 
-UNARMED = Weapon("unarmed", WeaponClass.UNARMED, DamageType.BASHING, 0, 0, 0, 1, 0, False, 0, "P")
+UNARMED: Final = Weapon("unarmed", WeaponClass.UNARMED, DamageType.BASHING, 0, 0, 0, 1, 0,
+                        False, 0, "P")
 
 
 @dataclass(frozen=True, slots=True)

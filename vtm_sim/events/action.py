@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from types import MappingProxyType
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Final
 
 from vtm_sim.events.event import Event, EventKind, float_of, int_of, point_of, str_of
 
-_NOTHING: Mapping[str, Any] = MappingProxyType({})
+_NOTHING: Final[Mapping[str, Any]] = MappingProxyType({})
 
 
 # Slotted with their own __init__, read-only by convention (see vtm_sim.events.event).

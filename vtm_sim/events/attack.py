@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Final
 
 from vtm_sim.choices import AbortMethod, CalledShot, DefenseKind
 from vtm_sim.events.event import (
@@ -16,9 +16,9 @@ from vtm_sim.events.event import (
     str_of,
 )
 
-_CALLED = members(CalledShot)
-_DEFENSES = members(DefenseKind)
-_ABORTS = members(AbortMethod)
+_CALLED: Final = members(CalledShot)
+_DEFENSES: Final = members(DefenseKind)
+_ABORTS: Final = members(AbortMethod)
 
 
 # Slotted with their own __init__, read-only by convention (see vtm_sim.events.event).

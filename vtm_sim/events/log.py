@@ -6,7 +6,7 @@ import hashlib
 import json
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 from vtm_sim.errors import ReplayError
 from vtm_sim.events.action import ActionEvent, MoveEvent
@@ -26,14 +26,14 @@ from vtm_sim.events.header import BattleEvent, ExchangeEvent
 from vtm_sim.events.roll import RollEvent
 from vtm_sim.events.turn import DecideEvent, EndEvent, InitiativeEvent, OrderEvent, TurnEvent
 
-EVENT_CLASSES: tuple[type[Event], ...] = (
+EVENT_CLASSES: Final[tuple[type[Event], ...]] = (
     BattleEvent, ExchangeEvent, TurnEvent, InitiativeEvent, OrderEvent, DecideEvent,
     RollEvent, MoveEvent, AttackEvent, DefenseEvent, AbortEvent, MissEvent, HitEvent,
     DamageEvent, ArmorEvent, StunEvent, StatusEvent, ActionEvent, AmmoEvent, MishapEvent,
     EndEvent, FleeEvent, ChaseEvent, CaughtEvent, EscapeEvent, JumpEvent,
 )
 # Each kind's reader, keyed by the JSON "e" value (EventKind is a str enum).
-_FROM_JSON: dict[str, tuple[frozenset[str], Callable[[dict[str, Any]], Event]]] = {
+_FROM_JSON: Final[dict[str, tuple[frozenset[str], Callable[[dict[str, Any]], Event]]]] = {
     str(cls.e): (cls.KEYS, cls.from_json) for cls in EVENT_CLASSES
 }
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Final
 
 from vtm_sim.choices import Choice, DecisionKind, choice_from_json, shared
 from vtm_sim.events.event import (
@@ -17,11 +17,11 @@ from vtm_sim.events.event import (
     str_of,
 )
 
-_DECISIONS = members(DecisionKind)
+_DECISIONS: Final = members(DecisionKind)
 # Choices read back, by kind and JSON items: a log repeats a few choices many times,
 # and a choice costs ten times as much to build as to look up. Shared (and equal to
 # each other) like the choices a battle offers; the table stays as small as theirs.
-_READ: dict[tuple[DecisionKind, tuple[tuple[str, Any], ...]], Choice] = {}
+_READ: Final[dict[tuple[DecisionKind, tuple[tuple[str, Any], ...]], Choice]] = {}
 
 
 # Slotted with their own __init__, read-only by convention (see vtm_sim.events.event).
