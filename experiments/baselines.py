@@ -281,7 +281,7 @@ def budget(records: Mapping[str, Sequence[dict[str, Any]]]) -> list[str]:
         steps = sorted({r["train"]["timesteps"] for r in runs})
         out.append(f"- {algo}: {len(runs)} seeds ({', '.join(str(r['seed']) for r in runs)}), "
                    f"{'/'.join(f'{s:,}' for s in steps)} steps each, training wall "
-                   f"{np.mean(walls):.0f} s a run (min {min(walls):.0f}, max {max(walls):.0f}, "
+                   f"{', '.join(f'{w:.0f}' for w in walls)} s (median {np.median(walls):.0f}; "
                    f"periodic evaluations included), env's share {np.mean(shares):.0%}")
     return out
 
