@@ -43,8 +43,9 @@ def one_torch_thread() -> Iterator[None]:
 
 
 def run(*args: str) -> tuple[int, str]:
+    """Exit code and stdout (warnings go to stderr), or all the output on a failure."""
     r = CliRunner().invoke(main, list(args))
-    return r.exit_code, r.output
+    return r.exit_code, r.stdout if r.exit_code == 0 else r.output
 
 
 def episode_reward(agent: LearnedAgent, seed: int) -> float:
@@ -197,6 +198,16 @@ def test_train_by_self_play_against_past_snapshots(tmp_path: Path, small_config:
     summary = json.loads(text)
     assert set(summary["evaluations"][-1]["scores"]) == {"nearest", "tactician"}
     assert LearnedAgent.load(out / "Duel-v0.zip").info.algo == "PPO"
+
+
+def test_train_warns_when_sub_envs_leave_a_seat_or_opponent_out(
+        tmp_path: Path, small_config: Path) -> None:
+    r = CliRunner().invoke(main, ["train", "--timesteps", "256", "--n-envs", "2",
+                                  "--opponents", "nearest,tactician", "--config",
+                                  str(small_config), "--out", str(tmp_path / "w"), "--json"])
+    assert r.exit_code == 0, r.output
+    assert "--n-envs 2 covers 2 of the 4 seat x opponent pairs" in r.stderr
+    json.loads(r.stdout)
 
 
 def test_evaluate_reports_each_seat_and_the_pool(tmp_path: Path) -> None:

@@ -117,6 +117,7 @@ def train_cmd(env_id: str, algo: str, timesteps: int | None, seed: int, opponent
     its metadata, resolved config, arguments, command line and library versions.
     """
     _training_imports()
+    from agents.evaluation import seats
     from agents.training import SELF, RunArgs, load_hyperparams, train
 
     with user_errors():
@@ -136,6 +137,11 @@ def train_cmd(env_id: str, algo: str, timesteps: int | None, seed: int, opponent
                        seed=seed, opponents=opp, eval_opponents=tuple(eval_names),
                        n_envs=n_envs or hp.n_envs, out=str(out), config=config_file,
                        shaping=shaping)
+        pairs = len(seats(scenario)) * max(1, len(train_makers))
+        if args.n_envs < pairs:  # sub-env k: seat k mod S, opponent (k div S) mod O
+            click.echo(f"warning: --n-envs {args.n_envs} covers {args.n_envs} of the {pairs} "
+                       f"seat x opponent pairs; give --n-envs {pairs} (or a multiple) to "
+                       "train on every one", err=True)
         quiet = as_json or not sys.stderr.isatty()
         result = train(args, hp, train_makers, eval_makers, scenario, progress_bar=not quiet,
                        command=_command_line(args),
