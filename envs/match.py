@@ -57,7 +57,7 @@ PolicyFn = Callable[[Battle, Decision], Choice]  # an opponent (envs.opponents)
 DEFAULT_SHAPING: Final = 0.0
 DEFAULT_ILLEGAL_ACTION: Final[IllegalAction] = "penalize"
 DEFAULT_ILLEGAL_PENALTY: Final = -0.1
-RENDER_MODES: Final = ("ansi", "rgb_array")
+RENDER_MODES: Final[tuple[str, ...]] = ("ansi", "rgb_array")
 KIND_NAMES: Final = {k: k.value for k in DecisionKind}  # info["decision"] (Enum.value is slow)
 
 

@@ -85,13 +85,15 @@ PREFIX_VERSIONS: Final = {3: 3}
 
 DECISION_KINDS: Final = tuple(DecisionKind)
 WEAPON_CLASSES: Final = tuple(WeaponClass)
-DISTANCE_BANDS: Final = (1.0, 2.0, 10.0, 30.0, 100.0)  # yards; the last band is "farther"
+# yards; the last band is "farther"
+DISTANCE_BANDS: Final[tuple[float, ...]] = (1.0, 2.0, 10.0, 30.0, 100.0)
 POSITION_SCALE: Final = 50.0  # yards
 INITIATIVE_SCALE: Final = 30.0
 AIM_SCALE: Final = 10.0
 COVER_SCALE: Final = float(max(level.value for level in CoverLevel))
 # ids, -1 none
-GRAPPLE_LINKS: Final = ("clinch_with", "holding", "held_by", "feeding_on", "fed_on_by")
+GRAPPLE_LINKS: Final[tuple[str, ...]] = (
+    "clinch_with", "holding", "held_by", "feeding_on", "fed_on_by")
 
 _KIND_INDEX: Final = {k: i for i, k in enumerate(DECISION_KINDS)}
 
@@ -194,14 +196,10 @@ _INTERRUPT: Final = len(DECISION_KINDS)  # the decision block's offsets
 _INCOMING: Final = _INTERRUPT + 1
 
 
-NO_LINKS: Final = (-1, -1, -1, -1, -1)
-NO_LINK_FLAGS: Final = (0.0, 0.0, 0.0, 0.0, 0.0)
-
-
 def _link_flags(c: Combatant) -> tuple[float, float, float, float, float]:
     """1.0 for each grapple link a combatant has, in GRAPPLE_LINKS order."""
-    if c.grip is None:
-        return NO_LINK_FLAGS
+    if c.grip is None:  # (a literal: compiled, a native tuple built in place)
+        return (0.0, 0.0, 0.0, 0.0, 0.0)
     a, b, h, f, g = _links(c)
     return (float(a >= 0), float(b >= 0), float(h >= 0), float(f >= 0), float(g >= 0))
 
@@ -209,7 +207,7 @@ def _link_flags(c: Combatant) -> tuple[float, float, float, float, float]:
 def _links(c: Combatant) -> tuple[int, int, int, int, int]:
     """The grapple partners a combatant records, in GRAPPLE_LINKS order (-1: none)."""
     if c.grip is None:
-        return NO_LINKS
+        return (-1, -1, -1, -1, -1)
     return (c.clinch_with, c.holding, c.held_by, c.feeding_on, c.fed_on_by)
 
 
@@ -220,12 +218,12 @@ def _aim(c: Combatant, turn: int) -> tuple[int, float]:
     return c.aim_target, _clip(c.aim_dice / AIM_SCALE)
 
 
-NO_CHASE: Final = (0.0, 0.0, 0.0)
+NO_CHASE: Final[tuple[float, ...]] = (0.0, 0.0, 0.0)
 CHASE_SCALE: Final = 10.0  # successes
 OBSTACLE_RANGE: Final = 30.0  # yards
 
 
-NO_OBSTACLE: Final = (0.0, 0.0, 0.0, 0.0)
+NO_OBSTACLE: Final[tuple[float, ...]] = (0.0, 0.0, 0.0, 0.0)
 JUMP_SCALE: Final = 5.0  # successes
 
 

@@ -318,7 +318,7 @@ class Combatant:
 
 
 # the fields saved as they are (plain JSON values) by to_json
-_PLAIN_FIELDS: Final = (
+_PLAIN_FIELDS: Final[tuple[str, ...]] = (
     "x", "y", "willpower", "blood", "wielding", "armor_rating", "armor_penalty", "prone",
     "blinded", "stunned_turn", "offhand", "staked", "claws_out", "off_balance_turn",
     "init_penalty_turn", "vitae", "drunk", "grappled_turn", "wp_used", "rating",
