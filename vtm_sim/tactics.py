@@ -251,8 +251,9 @@ class TacticianPolicy:
         if self.grapple and _blade(battle, me) is not None:
             plan = _clinch_declaration(me, decision, willpower=not me.grappling)
             if plan is not None:
-                self._why = (f"{me.name} means to grapple the blade wielder: one action, "
-                             "Willpower on the clinch (MAN-6).")
+                self._why = (f"{me.name} grapples the blade wielder: one action"
+                             + (", Willpower on the clinch (MAN-6)." if plan.willpower else
+                                ", squeezing (MAN-6)."))
                 return plan
         blows = self._blows(battle, me)
         danger = self._threats(battle, me)
