@@ -7,14 +7,18 @@ own (never the battle's own dice stream: the planner cannot see the future).
 
 What keeps it cheap enough for thousand-battle tournaments:
 
-- **a prior and pruning**: the tactician's pick (exact odds) is the default;
-  only the options worth it are searched (:func:`candidates`: the tactician's
+- **a prior and pruning**: the tactician's pick (exact odds; with ``grapple``,
+  so that a bare-handed mortal clinches a blade wielder) is the default;
+  only the options worth it are searched (:func:`candidates`: the prior's
   and nearest's picks, the best attacks by exact odds, every kind of
   non-attack move, the declarations that differ in kind), and another option
-  replaces the prior only when the rollouts say it is better by ``margin``;
+  replaces the prior only when the rollouts say it is better by ``margin``
+  plus ``confidence`` standard errors;
 - **sequential halving** (Karnin, Koren and Somekh, 2013): every candidate
-  gets a share of the budget, the worse half is dropped, the rest share the
-  next round, so the rollouts go where the choice is close;
+  gets a share of the budget, the worse half is dropped (never the prior), the
+  rest share the next round, so the rollouts go where the choice is close;
+- **a budget by size** (:func:`budget`): fewer rollouts a decision in fights of
+  more than two;
 - **common random numbers**: rollout ``k`` of every option uses the same dice
   seed, so two options are compared on the same luck;
 - **truncated rollouts**: a rollout stops ``horizon`` turn boundaries after
