@@ -50,8 +50,10 @@ def write(args: argparse.Namespace, names: list[str],
         f"score (wins plus half the draws) of at least {MIN_EDGE} in both scenarios below.",
         "",
         f"Written by `python experiments/ladder.py --battles {args.battles} --planner-battles "
-        f"{args.planner_battles} --planner-pairs {args.planner_pairs} --seed {args.seed}` "
-        f"({build} build, planner at {PLANNER_ROLLOUTS} rollouts a decision). "
+        f"{args.planner_battles} --planner-pairs {args.planner_pairs} --seed {args.seed}"
+        f"{' --resume' if args.resume else ''}` "
+        f"({build} build, planner at {PLANNER_ROLLOUTS} rollouts a decision in a duel, "
+        "fewer in bigger fights: `vtm_sim.planner.budget`). "
         "`vtm-sim ladder SCENARIO` re-measures one scenario. Every pair plays the same seeds "
         "with the higher rung on each seat; the pooled score is over both seats.",
         "",

@@ -45,3 +45,34 @@ def test_a_truncated_rollout_scores_the_health_left() -> None:
     # whole-fight rollouts score 1, 1/2 or 0 only
     full = {rollout(b, d.options[0], 0, s, lambda _c: NearestEnemyPolicy()) for s in range(5)}
     assert full <= {0.0, 0.5, 1.0}
+
+
+def test_the_prior_survives_the_halving_and_is_kept_without_rollouts() -> None:
+    from vtm_sim.planner import evaluate
+
+    b = load_scenario("duel").battle(seed=1)
+    while b.pending is not None and b.pending.kind is not DecisionKind.ACT:
+        b.choose(NearestEnemyPolicy().choose(b, b.pending))
+    d = b.pending
+    assert d is not None
+    opts = list(d.options)
+    last = opts[-1]  # the option kept, whatever its rollouts say
+    vals = evaluate(b, d, budget=48, seed=3, options=opts, keep=len(opts) - 1, horizon=1)
+    kept = next(v for v in vals if v.choice == last)
+    assert kept.rollouts == max(v.rollouts for v in vals)
+    assert all(0.0 <= v.variance <= 0.25 for v in vals)
+    nearest = NearestEnemyPolicy().choose(b, d)
+    assert PlannerPolicy(0, prior=NearestEnemyPolicy()).choose(b, d) == nearest
+
+
+def test_the_budget_shrinks_with_the_number_of_combatants() -> None:
+    import numpy as np
+
+    from vtm_sim import registry
+    from vtm_sim.planner import MIN_ROLLOUTS, budget
+
+    assert budget(64, 2) == 64 and budget(64, 6) == 21 and budget(64, 40) == MIN_ROLLOUTS
+    assert budget(8, 6) == 8  # never more than asked
+    gunfight = load_scenario("gunfight")
+    pol = registry.maker("planner", gunfight)(np.random.default_rng(0), 0)
+    assert isinstance(pol, PlannerPolicy) and pol.rollouts == budget(64, len(gunfight.fighters))

@@ -142,3 +142,34 @@ def test_tactician_declares_by_exact_odds_and_beats_nearest() -> None:
         for s in range(10)
     )
     assert differ >= 8
+
+
+def _duel_choices(policy: TacticianPolicy, seed: int) -> list[object]:
+    """The Bar Brawler's choices in a duel against the tactician's Knife Fighter."""
+    b = load_scenario("duel").battle(seed=seed)
+    mine: list[object] = []
+    other = TacticianPolicy()
+    while b.pending is not None:
+        d = b.pending
+        c = (policy if d.actor == 0 else other).choose(b, d)
+        assert c in d.options
+        if d.actor == 0:
+            mine.append(c)
+        b.choose(c)
+    return mine
+
+
+def test_MAN_6_a_grappling_tactician_clinches_the_blade_with_willpower() -> None:
+    """grapple=True: the bare-handed Brawler declares one action with Willpower and
+    clinches the Knife Fighter (MAN-6); the plain tactician never tries a clinch."""
+    from vtm_sim.choices import Declaration
+
+    clinched = False
+    for seed in range(5):
+        picks = _duel_choices(TacticianPolicy(grapple=True), seed)
+        first = picks[0]
+        assert isinstance(first, Declaration) and first.actions == 1 and first.willpower
+        clinched |= any(isinstance(c, Action) and c.maneuver == "clinch" for c in picks)
+        plain = _duel_choices(TacticianPolicy(), seed)
+        assert not any(isinstance(c, Action) and c.maneuver == "clinch" for c in plain)
+    assert clinched

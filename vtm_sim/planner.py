@@ -7,14 +7,18 @@ own (never the battle's own dice stream: the planner cannot see the future).
 
 What keeps it cheap enough for thousand-battle tournaments:
 
-- **a prior and pruning**: the tactician's pick (exact odds) is the default;
-  only the options worth it are searched (:func:`candidates`: the tactician's
+- **a prior and pruning**: the tactician's pick (exact odds; with ``grapple``,
+  so that a bare-handed mortal clinches a blade wielder) is the default;
+  only the options worth it are searched (:func:`candidates`: the prior's
   and nearest's picks, the best attacks by exact odds, every kind of
   non-attack move, the declarations that differ in kind), and another option
-  replaces the prior only when the rollouts say it is better by ``margin``;
+  replaces the prior only when the rollouts say it is better by ``margin``
+  plus ``confidence`` standard errors;
 - **sequential halving** (Karnin, Koren and Somekh, 2013): every candidate
-  gets a share of the budget, the worse half is dropped, the rest share the
-  next round, so the rollouts go where the choice is close;
+  gets a share of the budget, the worse half is dropped (never the prior), the
+  rest share the next round, so the rollouts go where the choice is close;
+- **a budget by size** (:func:`budget`): fewer rollouts a decision in fights of
+  more than two;
 - **common random numbers**: rollout ``k`` of every option uses the same dice
   seed, so two options are compared on the same luck;
 - **truncated rollouts**: a rollout stops ``horizon`` turn boundaries after
@@ -50,10 +54,20 @@ class OptionValue:
     choice: Choice
     rollouts: int
     wins: float  # wins plus half the draws
+    squares: float = 0.0  # the sum of the squared rollout results (truncated ones: 0..1)
 
     @property
     def p_win(self) -> float:
         return self.wins / self.rollouts if self.rollouts else 0.0
+
+    @property
+    def variance(self) -> float:
+        """The variance of ``p_win`` (of the mean of its rollouts)."""
+        n = self.rollouts
+        if n < 2:
+            return 0.25
+        mean = self.wins / n
+        return max(0.0, self.squares / n - mean * mean) / (n - 1)
 
     @property
     def ci95(self) -> tuple[float, float]:
@@ -120,17 +134,20 @@ def evaluate(
     options: Sequence[Choice] | None = None,
     min_rollouts: int = 1,
     horizon: int | None = None,
+    keep: int | None = None,
 ) -> list[OptionValue]:
     """Every option's win chance by rollouts, best first (sequential halving).
 
     ``budget`` is the total number of rollouts; each option gets at least
-    ``min_rollouts`` (more when the budget allows) before any is dropped.
+    ``min_rollouts`` (more when the budget allows) before any is dropped;
+    option number ``keep`` (the planner's prior) is never dropped.
     Deterministic for a ``seed``.
     """
     make = playout or _nearest
     opts = list(options if options is not None else decision.options)
     side = battle.combatants[decision.actor].side
     wins = [0.0] * len(opts)
+    squares = [0.0] * len(opts)
     runs = [0] * len(opts)
     alive = list(range(len(opts)))
     rounds = max(1, math.ceil(math.log2(len(opts)))) if len(opts) > 1 else 1
@@ -144,14 +161,19 @@ def evaluate(
         for i in alive:
             for _ in range(per):
                 k = runs[i]
-                wins[i] += rollout(battle, opts[i], side, int(seeds[k % seeds.size]), make,
-                                   horizon=horizon)
+                v = rollout(battle, opts[i], side, int(seeds[k % seeds.size]), make,
+                            horizon=horizon)
+                wins[i] += v
+                squares[i] += v * v
                 runs[i] += 1
                 spent += 1
         if r < rounds - 1 and len(alive) > 1:
             alive.sort(key=lambda i: (-wins[i] / max(1, runs[i]), i))
-            alive = alive[: max(1, math.ceil(len(alive) / 2))]
-    values = [OptionValue(o, runs[i], wins[i]) for i, o in enumerate(opts)]
+            kept = alive[: max(1, math.ceil(len(alive) / 2))]
+            if keep is not None and keep in alive and keep not in kept:
+                kept.append(keep)
+            alive = kept
+    values = [OptionValue(o, runs[i], wins[i], squares[i]) for i, o in enumerate(opts)]
     order = sorted(range(len(opts)), key=lambda i: (-runs[i], -values[i].p_win, i))
     # the survivors of the last round first (most rollouts), then by win chance
     return [values[i] for i in order]
@@ -221,6 +243,21 @@ def max_celerity(opts: Sequence[Choice]) -> int:
 
 
 DELIBERATE = frozenset({DecisionKind.DECLARE, DecisionKind.ACT, DecisionKind.DEFEND})
+MIN_ROLLOUTS = 16  # the fewest rollouts a decision :func:`budget` gives
+
+
+def budget(rollouts: int, combatants: int) -> int:
+    """Rollouts a decision for a fight of ``combatants``, given ``rollouts`` for a duel.
+
+    A rollout costs about as many decisions as there are combatants, and every one
+    of them decides, so the cost of a battle grows with their square: the budget is
+    divided by half their number (a 3-on-3 gunfight: a third), down to
+    :data:`MIN_ROLLOUTS`, so that a battle of the gunfight costs a few times a duel's
+    rather than tens of times.
+    """
+    if combatants <= 2 or rollouts <= MIN_ROLLOUTS:
+        return rollouts
+    return max(MIN_ROLLOUTS, rollouts * 2 // combatants)
 
 
 class PlannerPolicy:
@@ -237,12 +274,19 @@ class PlannerPolicy:
         kinds: the decision kinds searched; the others are the tactician's.
         share: the fewest rollouts a candidate gets in the first round; the
             candidates past ``rollouts // share`` (the least promising) are not searched.
+        prior: the policy whose pick is kept unless the rollouts beat it (default
+            :class:`~vtm_sim.tactics.TacticianPolicy` with ``grapple=True``); it is
+            never dropped by the halving.
+        confidence: standard errors (of the difference between the two win chances)
+            by which another option must beat the prior, on top of ``margin``: with
+            a few dozen rollouts, noise alone would overrule a good prior.
     """
 
     def __init__(self, rollouts: int = 64, seed: int = 0, *,
                  playout: Callable[[int], Policy] | None = None,
                  horizon: int | None = 2, margin: float = 0.03,
-                 kinds: frozenset[DecisionKind] = DELIBERATE, share: int = 4) -> None:
+                 kinds: frozenset[DecisionKind] = DELIBERATE, share: int = 4,
+                 prior: Policy | None = None, confidence: float = 2.0) -> None:
         self.rollouts = rollouts
         self.rng = np.random.default_rng(seed)
         self.playout = playout
@@ -250,7 +294,8 @@ class PlannerPolicy:
         self.margin = margin
         self.kinds = kinds
         self.share = share
-        self.prior = TacticianPolicy()
+        self.prior: Policy = prior if prior is not None else TacticianPolicy(grapple=True)
+        self.confidence = confidence
         self.last: list[OptionValue] = []
         self._why = "has not decided anything yet"
 
@@ -261,7 +306,8 @@ class PlannerPolicy:
         if len(decision.options) == 1:
             return decision.options[0]
         prior = self.prior.choose(battle, decision)
-        self._why = self.prior.explain()
+        explain = getattr(self.prior, "explain", None)
+        self._why = explain() if callable(explain) else "follows its prior."
         if decision.kind not in self.kinds or self.rollouts <= 0:
             return prior
         opts = candidates(battle, decision, prior)[: max(2, self.rollouts // self.share)]
@@ -270,11 +316,11 @@ class PlannerPolicy:
         seed = int(self.rng.integers(0, 2**63 - 1))
         self.last = evaluate(battle, decision, budget=self.rollouts, seed=seed,
                              playout=self.playout, options=opts, horizon=self.horizon,
-                             min_rollouts=self.share)
+                             min_rollouts=self.share, keep=0)
         best = self.last[0]
         base = next((v for v in self.last if v.choice == prior), None)
-        if base is None or base.rollouts < best.rollouts or \
-                best.p_win > base.p_win + self.margin:
+        if base is None or best.p_win > base.p_win + self.margin + self.confidence * \
+                math.sqrt(best.variance + base.variance):
             self._why = (f"{battle.combatants[decision.actor].name} wins "
                          f"{best.p_win:.0%} of {best.rollouts} simulated fights that way.")
             return best.choice

@@ -179,11 +179,12 @@ def _random(_scenario: Scenario, _arg: str) -> PolicyMaker:
     return lambda rng, _cid: RandomPolicy(rng)
 
 
-def _planner(_scenario: Scenario, _arg: str) -> PolicyMaker:
-    from vtm_sim.planner import PlannerPolicy
+def _planner(scenario: Scenario, _arg: str) -> PolicyMaker:
+    from vtm_sim.planner import PlannerPolicy, budget
     from vtm_sim.tournament import PLANNER_ROLLOUTS  # imported here: tournament uses us
 
-    return lambda rng, _cid: PlannerPolicy(PLANNER_ROLLOUTS, seed=int(rng.integers(2**31)))
+    rollouts = budget(PLANNER_ROLLOUTS, len(scenario.fighters))
+    return lambda rng, _cid: PlannerPolicy(rollouts, seed=int(rng.integers(2**31)))
 
 
 def _tactic(_scenario: Scenario, path: str) -> PolicyMaker:
@@ -202,7 +203,8 @@ def _ladder(scenario: Scenario, arg: str) -> PolicyMaker:
 register("nearest", _nearest, "attacks the nearest able enemy with its best pool")
 register("tactician", _tactician, "picks attacks and defenses by their exact odds")
 register("random", _random, "any legal option at random")
-register("planner", _planner, "rollouts from clones of the battle, at the tournament budget")
+register("planner", _planner, "rollouts from clones of the battle, at the tournament budget "
+         "(fewer a decision in fights of more than two)")
 register("brawler", "agents.registered:brawler",
          "the scripted street fighter of agents/ (sees only the env's observation)")
 register("random_agent", "agents.registered:random_agent",
