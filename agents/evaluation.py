@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from vtm_sim.intervals import wilson
+from vtm_sim.outcomes import Outcomes
 from vtm_sim.scenario import Scenario
 from vtm_sim.simulate import Policy, play
 
@@ -31,24 +32,12 @@ def wilson95(count: int, n: int) -> tuple[float, float]:
 
 
 @dataclass(frozen=True, slots=True)
-class Rates:
+class Rates(Outcomes):
     """Results of a set of battles, from the player's point of view."""
 
     wins: int
     draws: int
     losses: int
-
-    @property
-    def games(self) -> int:
-        return self.wins + self.draws + self.losses
-
-    @property
-    def score(self) -> float:
-        """Wins plus half the draws, per game."""
-        return (self.wins + 0.5 * self.draws) / self.games if self.games else 0.0
-
-    def rate(self, count: int) -> float:
-        return count / self.games if self.games else 0.0
 
     def to_json(self) -> dict[str, object]:
         out: dict[str, object] = {"games": self.games, "score": round(self.score, 4)}

@@ -20,6 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from vtm_sim.config import config_dir, load_yaml, validate
 from vtm_sim.errors import ConfigError
+from vtm_sim.outcomes import Outcomes
 from vtm_sim.scenario import Scenario
 from vtm_sim.simulate import play
 
@@ -54,20 +55,12 @@ def rung_name(arg: str) -> str:
 
 
 @dataclass(slots=True)
-class SeatTally:
+class SeatTally(Outcomes):
     """Results of one policy on one seat: wins, draws, losses."""
 
     wins: int = 0
     draws: int = 0
     losses: int = 0
-
-    @property
-    def games(self) -> int:
-        return self.wins + self.draws + self.losses
-
-    @property
-    def score(self) -> float:
-        return (self.wins + 0.5 * self.draws) / self.games if self.games else 0.0
 
     def add(self, other: SeatTally) -> SeatTally:
         return SeatTally(self.wins + other.wins, self.draws + other.draws,

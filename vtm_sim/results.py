@@ -16,6 +16,7 @@ from typing import Any
 
 from vtm_sim.config import config_dir
 from vtm_sim.intervals import wilson
+from vtm_sim.outcomes import Outcomes
 from vtm_sim.scenario import Scenario
 from vtm_sim.tournament import Setup, battle_order, pairings, record_key, sides
 
@@ -33,7 +34,7 @@ def _r(x: float) -> float:
 
 
 @dataclass(slots=True)
-class Tally:
+class Tally(Outcomes):
     """Games from one policy's point of view."""
 
     wins: int = 0
@@ -42,18 +43,6 @@ class Tally:
     turns: int = 0
     dealt: int = 0  # health levels its side dealt
     taken: int = 0  # health levels its side took
-
-    @property
-    def games(self) -> int:
-        return self.wins + self.draws + self.losses
-
-    @property
-    def score(self) -> float:
-        """Wins plus half the draws, per game."""
-        return (self.wins + 0.5 * self.draws) / self.games if self.games else 0.0
-
-    def rate(self, k: int) -> float:
-        return k / self.games if self.games else 0.0
 
     def add(self, outcome: int, turns: int, dealt: int, taken: int) -> None:
         if outcome > 0:
