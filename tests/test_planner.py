@@ -76,3 +76,24 @@ def test_the_budget_shrinks_with_the_number_of_combatants() -> None:
     gunfight = load_scenario("gunfight")
     pol = registry.maker("planner", gunfight)(np.random.default_rng(0), 0)
     assert isinstance(pol, PlannerPolicy) and pol.rollouts == budget(64, len(gunfight.fighters))
+
+
+def test_the_planner_named_in_a_crowd_plays_its_rollouts_on_with_the_tactician() -> None:
+    import numpy as np
+
+    from vtm_sim.planner import CROWD_CONFIDENCE, budget
+    from vtm_sim.registry import maker
+
+    duel, gunfight = load_scenario("duel"), load_scenario("gunfight")
+    one = maker("planner", duel)(np.random.default_rng(0), 0)
+    assert isinstance(one, PlannerPolicy)
+    assert (one.rollouts, one.playout, one.confidence) == (64, None, 2.0)  # the duel's own
+    crowd = maker("planner", gunfight)(np.random.default_rng(0), 0)
+    assert isinstance(crowd, PlannerPolicy)
+    assert crowd.rollouts == budget(64, len(gunfight.fighters)) == 21
+    assert crowd.confidence == CROWD_CONFIDENCE < 2.0
+    assert crowd.playout is not None and isinstance(crowd.playout(0), TacticianPolicy)
+    b = gunfight.battle(seed=3)
+    d = b.pending
+    assert d is not None
+    assert crowd.choose(b, d) in d.options

@@ -180,11 +180,12 @@ def _random(_scenario: Scenario, _arg: str) -> PolicyMaker:
 
 
 def _planner(scenario: Scenario, _arg: str) -> PolicyMaker:
-    from vtm_sim.planner import PlannerPolicy, budget
+    from vtm_sim.planner import PlannerPolicy
     from vtm_sim.tournament import PLANNER_ROLLOUTS  # imported here: tournament uses us
 
-    rollouts = budget(PLANNER_ROLLOUTS, len(scenario.fighters))
-    return lambda rng, _cid: PlannerPolicy(rollouts, seed=int(rng.integers(2**31)))
+    n = len(scenario.fighters)
+    return lambda rng, _cid: PlannerPolicy.for_fight(n, PLANNER_ROLLOUTS,
+                                                     seed=int(rng.integers(2**31)))
 
 
 def _tactic(_scenario: Scenario, path: str) -> PolicyMaker:
