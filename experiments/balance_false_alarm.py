@@ -60,12 +60,12 @@ def main() -> None:
     total = 0.0
     for m in spec.balance.matchups:
         t = baselines[json.dumps(m.model_dump(), sort_keys=True)]
-        p = t.rate
-        size = reject_chance(t.battles, p, p, alpha)
+        p = t.win_rate
+        size = reject_chance(t.games, p, p, alpha)
         moved = min(1.0, p + args.shift) if p < 0.5 else max(0.0, p - args.shift)
-        power = reject_chance(t.battles, p, moved, alpha)
+        power = reject_chance(t.games, p, moved, alpha)
         total += size
-        print(f"  {matchup_id(m):<32} N={t.battles:<4} rate {p:.3f}: false alarm "
+        print(f"  {matchup_id(m):<32} N={t.games:<4} rate {p:.3f}: false alarm "
               f"{size:.2e}, power vs {moved:.3f}: {power:.2f}")
     print(f"Tier false-alarm rate: at most {total:.2e} (stated bound "
           f"{spec.balance.false_alarm}).")

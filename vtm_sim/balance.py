@@ -26,6 +26,7 @@ import numpy as np
 from vtm_sim import registry
 from vtm_sim.errors import ConfigError
 from vtm_sim.intervals import wilson
+from vtm_sim.outcomes import Outcomes
 from vtm_sim.regression import UPDATE_HINT, MatchupSpec, SuiteSpec
 from vtm_sim.scenario import load_scenario
 from vtm_sim.simulate import play
@@ -44,7 +45,7 @@ def _definition(m: MatchupSpec) -> dict[str, Any]:
 
 
 @dataclass(frozen=True, slots=True)
-class Tally:
+class Tally(Outcomes):
     """Battles of a match-up from policy ``a``'s seat."""
 
     wins: int
@@ -52,26 +53,22 @@ class Tally:
     losses: int
 
     @property
-    def battles(self) -> int:
-        return self.wins + self.draws + self.losses
-
-    @property
-    def rate(self) -> float:
-        return self.wins / self.battles if self.battles else 0.0
+    def win_rate(self) -> float:
+        return self.rate(self.wins)
 
     def interval(self) -> tuple[float, float]:
         """The Wilson interval of the win rate (:func:`vtm_sim.intervals.wilson`)."""
-        return wilson(self.wins, self.battles, CONFIDENCE)
+        return wilson(self.wins, self.games, CONFIDENCE)
 
     def text(self) -> str:
         lo, hi = self.interval()
-        return (f"{self.rate:.3f} [{lo:.3f}, {hi:.3f}] ({self.wins} wins, {self.draws} draws, "
-                f"{self.losses} losses of {self.battles})")
+        return (f"{self.win_rate:.3f} [{lo:.3f}, {hi:.3f}] ({self.wins} wins, "
+                f"{self.draws} draws, {self.losses} losses of {self.games})")
 
     def to_json(self) -> dict[str, Any]:
         lo, hi = self.interval()
         return {"wins": self.wins, "draws": self.draws, "losses": self.losses,
-                "battles": self.battles, "rate": round(self.rate, 6),
+                "battles": self.games, "rate": round(self.win_rate, 6),
                 "ci95": [round(lo, 6), round(hi, 6)]}
 
 
@@ -152,7 +149,7 @@ def p_value(old: Tally, new: Tally) -> float:
     """Two-sided Fisher's exact test: same win rate in both samples?"""
     from scipy.stats import fisher_exact
 
-    table = [[old.wins, old.battles - old.wins], [new.wins, new.battles - new.wins]]
+    table = [[old.wins, old.games - old.wins], [new.wins, new.games - new.wins]]
     return float(fisher_exact(table).pvalue)
 
 

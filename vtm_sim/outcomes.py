@@ -1,7 +1,8 @@
 """Wins, draws and losses of a set of battles: the counts every report tallies.
 
-Tournaments (:mod:`vtm_sim.results`), the ladder (:mod:`vtm_sim.ladder`) and
-evaluations (:mod:`agents.evaluation`) keep their own dataclasses (frozen or
+Tournaments (:mod:`vtm_sim.results`), the ladder (:mod:`vtm_sim.ladder`),
+``vtm-sim regress``'s balance tier (:mod:`vtm_sim.balance`) and evaluations
+(:mod:`agents.evaluation`) keep their own dataclasses (frozen or
 growing, with their own extra columns); this mixin is what they share.
 """
 
