@@ -265,6 +265,13 @@ def _tactician(_cid: int) -> Policy:
     return TacticianPolicy()
 
 
+def playout_for(combatants: int) -> Callable[[int], Policy]:
+    """Who plays on in the planner's rollouts of a fight of ``combatants`` (and in
+    ``vtm-sim suggest --policy planner``): nearest in a duel, the tactician past two
+    (:data:`CROWD_CONFIDENCE` says why)."""
+    return _nearest if combatants <= 2 else _tactician
+
+
 # In a fight of more than two, the rollouts are played on by the tactician, and an option
 # beats the prior by this many standard errors (not 2): nearest fights a firefight badly
 # (it scores 0.04 against the tactician in the gunfight), so rollouts it plays on misjudge
@@ -319,7 +326,7 @@ class PlannerPolicy:
         rollouts on and :data:`CROWD_CONFIDENCE` standard errors suffice."""
         if combatants <= 2:
             return cls(budget(rollouts, combatants), seed=seed)
-        return cls(budget(rollouts, combatants), seed=seed, playout=_tactician,
+        return cls(budget(rollouts, combatants), seed=seed, playout=playout_for(combatants),
                    confidence=CROWD_CONFIDENCE)
 
     def explain(self) -> str:

@@ -22,16 +22,17 @@ if TYPE_CHECKING:
 
 
 def _playout(name: str, battle: Battle, seed: int) -> Callable[[int], Policy]:
-    """Who plays on in the simulated fights: ``planner`` means the planner's own cheap
-    playouts (nearest); any other name of the registry plays itself."""
+    """Who plays on in the simulated fights: ``planner`` means the planner's own playouts
+    (:func:`vtm_sim.planner.playout_for`: nearest in a duel, the tactician in a bigger
+    fight); any other name of the registry plays itself."""
     import numpy as np
 
     from vtm_sim import registry
     from vtm_sim.errors import ConfigError
-    from vtm_sim.policy import NearestEnemyPolicy
+    from vtm_sim.planner import playout_for
 
     if name == "planner":
-        return lambda _cid: NearestEnemyPolicy()
+        return playout_for(len(battle.combatants))
     try:
         make = registry.maker(name, registry.scenario_of(battle))
     except ConfigError as exc:
@@ -52,8 +53,8 @@ def _fmt(p: float | None, pct: bool = True) -> str:
               help="The combatant to advise (its name; Name#2 where names repeat).")
 @click.option("--policy", "policy_name", default="planner", show_default=True, metavar="NAME",
               help="Who plays on in the simulated fights (and decides for the others until "
-              "the NPC is asked): the planner's cheap playouts, or any policy name "
-              "(`vtm-sim policies`).")
+              "the NPC is asked): the planner's playouts (nearest in a duel, the tactician in a "
+              "bigger fight), or any policy name (`vtm-sim policies`).")
 @click.option("--rollouts", type=click.IntRange(10, 100000), default=500, show_default=True,
               metavar="N", help="Simulated fights per option at first (more go to close calls).")
 @click.option("--seed", type=int, default=0, metavar="N",
