@@ -88,6 +88,8 @@ def test_the_planner_named_in_a_crowd_plays_its_rollouts_on_with_the_tactician()
     one = maker("planner", duel)(np.random.default_rng(0), 0)
     assert isinstance(one, PlannerPolicy)
     assert (one.rollouts, one.playout, one.confidence) == (64, None, 2.0)  # the duel's own
+    prior = one.prior
+    assert isinstance(prior, TacticianPolicy) and prior.grapple and prior.called
     crowd = maker("planner", gunfight)(np.random.default_rng(0), 0)
     assert isinstance(crowd, PlannerPolicy)
     assert crowd.rollouts == budget(64, len(gunfight.fighters)) == 21

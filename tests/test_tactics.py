@@ -173,3 +173,38 @@ def test_MAN_6_a_grappling_tactician_clinches_the_blade_with_willpower() -> None
         plain = _duel_choices(TacticianPolicy(), seed)
         assert not any(isinstance(c, Action) and c.maneuver == "clinch" for c in plain)
     assert clinched
+
+
+def test_RNG_8_a_calling_tactician_weighs_called_shots_by_their_exact_odds() -> None:
+    """With ``called`` (the planner's prior) a called shot is one more attack weighed by
+    exact odds, taken when its expected value is the best; the plain tactician calls only
+    a stake's heart shot, so its gunfight play does not change."""
+    from vtm_sim.choices import CalledShot
+
+    plain, calling = TacticianPolicy(), TacticianPolicy(called=True)
+    called_picks = plain_called = decisions = 0
+    for seed in range(3):
+        b = load_scenario("gunfight").battle(seed=seed)
+        while b.pending is not None:
+            d = b.pending
+            if d.kind is DecisionKind.ACT:
+                me = b.combatants[d.actor]
+                acts = [o for o in d.options if isinstance(o, Action)]
+                mine = TacticianPolicy.best_attack(b, me, acts, called=True)
+                theirs = TacticianPolicy.best_attack(b, me, acts)
+                if mine is not None and theirs is not None:
+                    decisions += 1
+                    assert mine[0] >= theirs[0]  # the uncalled shots are among its options
+                    if mine[1].called is not None:
+                        called_picks += 1
+                        assert mine[1].called in set(CalledShot)
+                        plan = b.plan(me.id, mine[1])
+                        assert plan is not None
+                        assert estimate(b, me, mine[1], plan).value == mine[0]
+                    plain_called += theirs[1].called is not None
+                    pick = calling.choose(b, d)
+                    assert pick in d.options
+            b.choose(plain.choose(b, d))
+    assert decisions > 10
+    assert called_picks > 0  # the gunfight's pistols do aim at vital spots
+    assert plain_called == 0

@@ -295,8 +295,8 @@ class PlannerPolicy:
         share: the fewest rollouts a candidate gets in the first round; the
             candidates past ``rollouts // share`` (the least promising) are not searched.
         prior: the policy whose pick is kept unless the rollouts beat it (default
-            :class:`~vtm_sim.tactics.TacticianPolicy` with ``grapple=True``); it is
-            never dropped by the halving.
+            :class:`~vtm_sim.tactics.TacticianPolicy` with ``grapple=True`` and
+            ``called=True``); it is never dropped by the halving.
         confidence: standard errors (of the difference between the two win chances)
             by which another option must beat the prior, on top of ``margin``: with
             a few dozen rollouts, noise alone would overrule a good prior.
@@ -314,7 +314,8 @@ class PlannerPolicy:
         self.margin = margin
         self.kinds = kinds
         self.share = share
-        self.prior: Policy = prior if prior is not None else TacticianPolicy(grapple=True)
+        self.prior: Policy = (prior if prior is not None
+                              else TacticianPolicy(grapple=True, called=True))
         self.confidence = confidence
         self.last: list[OptionValue] = []
         self._why = "has not decided anything yet"
