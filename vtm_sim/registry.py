@@ -205,7 +205,7 @@ register("nearest", _nearest, "attacks the nearest able enemy with its best pool
 register("tactician", _tactician, "picks attacks and defenses by their exact odds")
 register("random", _random, "any legal option at random")
 register("planner", _planner, "rollouts from clones of the battle, at the tournament budget "
-         "(fewer a decision in fights of more than two)")
+         "(fewer a decision, played on by the tactician, in fights of more than two)")
 register("brawler", "agents.registered:brawler",
          "the scripted street fighter of agents/ (sees only the env's observation)")
 register("random_agent", "agents.registered:random_agent",
