@@ -89,12 +89,13 @@ def test_the_planner_named_in_a_crowd_plays_its_rollouts_on_with_the_tactician()
     assert isinstance(one, PlannerPolicy)
     assert (one.rollouts, one.playout, one.confidence) == (64, None, 2.0)  # the duel's own
     prior = one.prior
-    assert isinstance(prior, TacticianPolicy) and prior.grapple and prior.called
+    assert isinstance(prior, TacticianPolicy) and prior.grapple and not prior.called
     crowd = maker("planner", gunfight)(np.random.default_rng(0), 0)
     assert isinstance(crowd, PlannerPolicy)
     assert crowd.rollouts == budget(64, len(gunfight.fighters)) == 21
     assert crowd.confidence == CROWD_CONFIDENCE < 2.0
     assert crowd.playout is not None and isinstance(crowd.playout(0), TacticianPolicy)
+    assert isinstance(crowd.prior, TacticianPolicy) and crowd.prior.called
     b = gunfight.battle(seed=3)
     d = b.pending
     assert d is not None

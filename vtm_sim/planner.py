@@ -295,8 +295,9 @@ class PlannerPolicy:
         share: the fewest rollouts a candidate gets in the first round; the
             candidates past ``rollouts // share`` (the least promising) are not searched.
         prior: the policy whose pick is kept unless the rollouts beat it (default
-            :class:`~vtm_sim.tactics.TacticianPolicy` with ``grapple=True`` and
-            ``called=True``); it is never dropped by the halving.
+            :class:`~vtm_sim.tactics.TacticianPolicy` with ``grapple=True``; in a fight of
+            more than two, :meth:`for_fight` adds ``called=True``); it is never dropped by
+            the halving.
         confidence: standard errors (of the difference between the two win chances)
             by which another option must beat the prior, on top of ``margin``: with
             a few dozen rollouts, noise alone would overrule a good prior.
@@ -314,8 +315,7 @@ class PlannerPolicy:
         self.margin = margin
         self.kinds = kinds
         self.share = share
-        self.prior: Policy = (prior if prior is not None
-                              else TacticianPolicy(grapple=True, called=True))
+        self.prior: Policy = prior if prior is not None else TacticianPolicy(grapple=True)
         self.confidence = confidence
         self.last: list[OptionValue] = []
         self._why = "has not decided anything yet"
@@ -324,11 +324,14 @@ class PlannerPolicy:
     def for_fight(cls, combatants: int, rollouts: int = 64, seed: int = 0) -> PlannerPolicy:
         """The planner as it plays a fight of ``combatants`` given ``rollouts`` for a duel:
         :func:`budget` rollouts a decision; past two combatants, the tactician plays the
-        rollouts on and :data:`CROWD_CONFIDENCE` standard errors suffice."""
+        rollouts on, :data:`CROWD_CONFIDENCE` standard errors suffice, and the prior weighs
+        called shots too (``TacticianPolicy(called=True)``: the gunfight's aimed shots at a
+        vital spot). The duel's planner is the plain one, as measured in docs/planner.md."""
         if combatants <= 2:
             return cls(budget(rollouts, combatants), seed=seed)
         return cls(budget(rollouts, combatants), seed=seed, playout=playout_for(combatants),
-                   confidence=CROWD_CONFIDENCE)
+                   confidence=CROWD_CONFIDENCE,
+                   prior=TacticianPolicy(grapple=True, called=True))
 
     def explain(self) -> str:
         return self._why

@@ -216,9 +216,9 @@ class TacticianPolicy:
             3% without; 300 seeds).
         called: weighs called shots (RNG-8: harder to hit, more damage) by their exact
             odds like any other attack, not only the heart shot with a stake. Off for the
-            ``tactician`` itself, on in the planner's prior: the gunfight's aimed shots at a
-            vital spot (the robbers win 28% that way against the tactician, 11% without;
-            300 seeds a seat; the duel plays the same).
+            ``tactician`` itself, on in the planner's prior in fights of more than two: the
+            gunfight's aimed shots at a vital spot (the robbers win 28% that way against the
+            tactician, 11% without; 300 seeds a seat).
     """
 
     def __init__(self, grapple: bool = False, called: bool = False) -> None:
