@@ -327,10 +327,10 @@ class PlannerPolicy:
         rollouts on, :data:`CROWD_CONFIDENCE` standard errors suffice, and the prior weighs
         called shots too (``TacticianPolicy(called=True)``: the gunfight's aimed shots at a
         vital spot). The duel's planner is the plain one, as measured in docs/planner.md."""
+        per = budget(rollouts, combatants)
         if combatants <= 2:
-            return cls(budget(rollouts, combatants), seed=seed)
-        return cls(budget(rollouts, combatants), seed=seed, playout=playout_for(combatants),
-                   confidence=CROWD_CONFIDENCE,
+            return cls(per, seed=seed)
+        return cls(per, seed=seed, playout=playout_for(combatants), confidence=CROWD_CONFIDENCE,
                    prior=TacticianPolicy(grapple=True, called=True))
 
     def explain(self) -> str:
