@@ -146,6 +146,10 @@ def test_commands_run_with_torch_blocked(tmp_path: Path) -> None:
         "tournament": ["tournament", "duel", "--policies", f"nearest,brawler,model:{policy}",
                        "--battles", "5"],
         "suggest": ["suggest", "duel", "--npc", "Bar Brawler", "--rollouts", "20"],
+        # evaluate takes an exported .npz or a shipped trained:NAME on numpy alone
+        "evaluate": ["evaluate", str(policy), "--opponents", "nearest", "--episodes", "3"],
+        "evaluate-shipped": ["evaluate", "trained:duel", "--opponents", "ladder:1",
+                             "--episodes", "2", "--json"],
         "export-behaviors": ["export-behaviors", "duel", "--npc", "Bar Brawler",
                              "--policy", f"model:{policy}", "--battles", "10",
                              "--out", str(tmp_path / "card.md")],
@@ -158,6 +162,10 @@ def test_commands_run_with_torch_blocked(tmp_path: Path) -> None:
     assert "Tournament on duel" in out["readme"]
     assert f"model:{policy}" in out["tournament"]
     assert "Do this:" in out["suggest"]
+    assert "nearest" in out["evaluate"] and "pooled" in out["evaluate"]
+    shipped = json.loads(out["evaluate-shipped"][out["evaluate-shipped"].index("{"):])
+    assert shipped["model"] == "trained:duel"
+    assert shipped["opponents"]["ladder:1"]["pooled"]["games"] == 4
     assert (tmp_path / "card.md").read_text().strip()
 
 
@@ -195,3 +203,10 @@ def test_a_version_3_export_still_plays_on_the_version_4_layout(tmp_path: Path) 
     assert agent.logits(obs).shape == (old_n,)
     legal = np.flatnonzero(info_["action_mask"])
     assert agent.act(obs, info_["action_mask"]) in legal
+
+
+def test_evaluate_names_an_unknown_shipped_policy_in_one_line() -> None:
+    out = CliRunner().invoke(main, ["evaluate", "trained:nope"])
+    assert out.exit_code == 2
+    assert out.output.strip().count("\n") == 0
+    assert "MODEL trained:nope: no shipped policy 'nope' (shipped: duel, gunfight)" in out.output

@@ -181,6 +181,14 @@ def _command_line(args: RunArgs) -> list[str]:
 def _load(model: str) -> Any:
     from agents.learned import load_agent
 
+    if model.startswith("trained:"):  # a shipped policy: agents/policies/NAME.npz
+        from agents.registered import POLICY_DIR, shipped
+
+        name = model.removeprefix("trained:")
+        if name not in shipped():
+            _fail(f"MODEL {model}: no shipped policy {name!r} "
+                  f"(shipped: {', '.join(shipped()) or 'none'})")
+        model = str(POLICY_DIR / f"{name}.npz")
     p = Path(model)
     if not (p.is_file() if p.suffix == ".npz" else p.with_suffix(".zip").is_file()):
         _fail(f"MODEL {model}: no such model file")
@@ -205,12 +213,11 @@ def _load(model: str) -> Any:
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def evaluate_cmd(model: str, env_id: str | None, opponents: str, episodes: int, seed: int,
                  as_json: bool) -> None:
-    """Win / draw / loss of a trained model (.zip, or .npz exported) per seat and pooled,
-    with 95% intervals."""
-    try:
-        import statsmodels  # noqa: F401
-    except ImportError:
-        _fail(f"evaluate {TRAINING_HINT}")
+    """Win / draw / loss of a trained model per seat and pooled, with 95% intervals.
+
+    MODEL is a saved model (NAME.zip, which needs torch), a policy exported to
+    .npz (numpy only) or a shipped one, trained:NAME (numpy only).
+    """
     from agents.adapter import AgentPolicy
     from agents.evaluation import evaluate
 
@@ -223,7 +230,10 @@ def evaluate_cmd(model: str, env_id: str | None, opponents: str, episodes: int, 
         makers = policy_makers(_names(opponents, "--opponents"), scenario, "--opponents")
         mode: Literal["flat", "dict"] = "dict" if agent.info.obs_mode == "dict" else "flat"
         policy = AgentPolicy(agent, scenario, obs_mode=mode)
-        if policy.catalog.size != agent.info.catalog_size:
+        from envs.observation import OBS_VERSION
+
+        # an older layout that today's only appends to plays its prefix (agents.numpy_policy)
+        if agent.info.obs_version == OBS_VERSION and policy.catalog.size != agent.info.catalog_size:
             raise ConfigError(f"MODEL {model}: {agent.info.catalog_size} actions, the "
                               f"scenario's catalog has {policy.catalog.size}")
         total = episodes * len(makers) * len({f.side for f in scenario.fighters})
