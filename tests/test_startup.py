@@ -100,6 +100,16 @@ def test_commands_that_roll_no_dice_import_no_numpy(tmp_path: Path) -> None:
     assert loaded["vtm_sim.battle"] and loaded["pydantic"]  # the commands really ran
 
 
+def test_listing_the_policies_imports_no_engine() -> None:
+    """`vtm-sim policies` describes every name, tactic files and rungs included, from
+    the registry and the YAML alone (vtm_sim.tactic_file, not the playbook's engine)."""
+    loaded = _modules_after(_invoke_all([["policies"], ["policies", "--json"]]))
+    # (the health table is read: a tactic's flee_at names a health level)
+    engine = [m for m in ENGINE if m != "vtm_sim.tables"]
+    assert not any(loaded[m] for m in (*HEAVY, *engine, "numpy", "scipy")), loaded
+    assert loaded["pydantic"] and loaded["yaml"]  # the tactic files were read
+
+
 def test_scripted_commands_import_no_torch_or_matplotlib() -> None:
     """Every scripted-only command's help, and a few run for real, in one fresh process."""
     scripted = sorted(set(COMMANDS) - TRAINING_ONLY)

@@ -14,15 +14,16 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from vtm_sim.config import config_dir, load_yaml, validate
 from vtm_sim.errors import ConfigError
 from vtm_sim.outcomes import Outcomes
-from vtm_sim.scenario import Scenario
-from vtm_sim.simulate import play
+
+if TYPE_CHECKING:  # the rung names are read without the engine (`vtm-sim policies`)
+    from vtm_sim.scenario import Scenario
 
 __all__ = ["MIN_EDGE", "Match", "SeatTally", "round_robin", "rung_name", "rungs"]
 
@@ -130,6 +131,7 @@ def play_match(
     import numpy as np  # here: `vtm-sim policies` lists the rungs without numpy
 
     from vtm_sim.registry import maker
+    from vtm_sim.simulate import play
 
     make_a, make_b = maker(a, scenario), maker(b, scenario)
     match = Match(a, b)

@@ -31,17 +31,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from vtm_sim.battle import Battle, Fighter
 from vtm_sim.errors import ConfigError
-from vtm_sim.policy import NearestEnemyPolicy, RandomPolicy
-from vtm_sim.scenario import Scenario
-from vtm_sim.simulate import Policy
 
-if TYPE_CHECKING:  # numpy is not needed to list or look up names (`vtm-sim policies`)
-    import numpy as np
+if TYPE_CHECKING:  # nor numpy nor the engine is needed to list or look up names
+    import numpy as np  # (`vtm-sim policies`): builders import what they build
+
+    from vtm_sim.battle import Battle
+    from vtm_sim.scenario import Scenario
+    from vtm_sim.simulate import Policy
 
 __all__ = [
-    "Policy",
     "PolicyMaker",
     "describe",
     "maker",
@@ -51,10 +50,10 @@ __all__ = [
 ]
 
 # A battle policy for one combatant (its id), given a generator of its own.
-PolicyMaker = Callable[["np.random.Generator", int], Policy]
+PolicyMaker = Callable[["np.random.Generator", int], "Policy"]
 # Builds the makers of one entry for a scenario; the second argument is what follows
 # the prefix (``model:PATH`` -> ``PATH``), empty for a plain name.
-Builder = Callable[[Scenario, str], PolicyMaker]
+Builder = Callable[["Scenario", str], PolicyMaker]
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,7 +87,7 @@ def register(name: str, target: Builder | str, summary: str, *, prefix: bool = F
 
 
 def _tactic_files() -> dict[str, Path]:
-    from vtm_sim.playbook import tactic_dir
+    from vtm_sim.tactic_file import tactic_dir
 
     return {p.stem: p for p in sorted(tactic_dir().glob("*.yaml"))}
 
@@ -148,7 +147,7 @@ def describe(name: str) -> str:
 
         return f"rung {arg} of the difficulty ladder: {rung_name(arg)}"
     if entry.name == "tactic":
-        from vtm_sim.playbook import load_tactic
+        from vtm_sim.tactic_file import load_tactic
 
         t = load_tactic(arg)
         return f"{t.name.lower()}: {t.description}" if t.description else t.name
@@ -157,6 +156,9 @@ def describe(name: str) -> str:
 
 def scenario_of(battle: Battle, name: str = "battle") -> Scenario:
     """A scenario standing for a battle's setup (for agents that need a catalog)."""
+    from vtm_sim.battle import Fighter
+    from vtm_sim.scenario import Scenario
+
     fighters = tuple(Fighter(c.stats, c.side, c.x, c.y) for c in battle.combatants)
     return Scenario(name, name, "", battle.rules, battle.turn_limit, fighters, battle.field,
                     {}, battle.ambush, "")
@@ -166,6 +168,8 @@ def scenario_of(battle: Battle, name: str = "battle") -> Scenario:
 
 
 def _nearest(_scenario: Scenario, _arg: str) -> PolicyMaker:
+    from vtm_sim.policy import NearestEnemyPolicy
+
     return lambda _rng, _cid: NearestEnemyPolicy()
 
 
@@ -176,6 +180,8 @@ def _tactician(_scenario: Scenario, _arg: str) -> PolicyMaker:
 
 
 def _random(_scenario: Scenario, _arg: str) -> PolicyMaker:
+    from vtm_sim.policy import RandomPolicy
+
     return lambda rng, _cid: RandomPolicy(rng)
 
 

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 # each file format -> the model ("module:class") whose JSON Schema `vtm-sim schema` prints
 SCHEMAS: dict[str, str] = {
     "state": "vtm_sim.standing:StateSpec", "scenario": "vtm_sim.scenario:ScenarioSpec",
-    "sheet": "vtm_sim.stats:StatBlockSpec", "tactic": "vtm_sim.playbook:Tactic",
+    "sheet": "vtm_sim.stats:StatBlockSpec", "tactic": "vtm_sim.tactic_file:Tactic",
 }
 
 
