@@ -18,7 +18,8 @@ import numpy as np
 from vtm_sim.intervals import wilson
 from vtm_sim.outcomes import Outcomes
 from vtm_sim.scenario import Scenario
-from vtm_sim.simulate import Policy, play
+from vtm_sim.simulate import Policy
+from vtm_sim.tournament import seeded_battle
 
 __all__ = ["Evaluation", "Rates", "evaluate", "seats"]
 
@@ -106,12 +107,9 @@ def evaluate(
         by_seat: dict[str, Rates] = {}
         for side in seats(scenario):
             tally = [0, 0, 0]  # wins, draws, losses
+            by_side = {s: player if s == side else opponent for s in seats(scenario)}
             for k in range(episodes):
-                s = seed + k
-                rng = np.random.default_rng([s, 7])
-                pols = [(player if f.side == side else opponent)(rng, i)
-                        for i, f in enumerate(scenario.fighters)]
-                battle = play(scenario.battle(seed=s), pols)
+                battle = seeded_battle(scenario, by_side, seed + k)
                 if battle.winner is None:
                     tally[1] += 1
                 else:

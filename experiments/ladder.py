@@ -2,7 +2,7 @@
 
 Usage:
     python experiments/ladder.py [--battles N] [--planner-battles M] [--seed S]
-                                 [--scenarios duel,gunfight]
+                                 [--scenarios duel,gunfight] [--resume] [--jobs J]
 
 Plays the whole round robin of the rungs in configs/ladder.yaml on each
 scenario: every pair, ``N`` seeded battles a seat (seeds S..S+N-1, the higher
@@ -10,6 +10,8 @@ rung on each side in turn, same seeds), ``M`` for the pairs with the planner
 (slow). The table gives every pair by seat and pooled with Student-t 95%
 intervals (scipy), and says whether each rung beats the one below by at least
 0.55. ``vtm-sim ladder SCENARIO`` prints the same table for one scenario.
+``--jobs`` plays the battles in worker processes (a tournament's chunks,
+``vtm_sim.ladder.round_robin``): the tables do not depend on it.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 import vtm_sim
+from vtm_sim.backends import backend
 from vtm_sim.ladder import (
     MIN_EDGE,
     Match,
@@ -95,7 +98,10 @@ def main() -> None:
     ap.add_argument("--resume", action="store_true",
                     help="keep the matches of docs/ladder.json (same seed) and play only the "
                     "seeds they lack: the same table as a fresh run")
+    ap.add_argument("--jobs", type=int, default=1,
+                    help="worker processes (the tables do not depend on it)")
     args = ap.parse_args()
+    runner = backend("local", args.jobs)
     old: dict[str, dict[tuple[str, str], Match]] = {}
     if args.resume and (DOCS / "ladder.json").is_file():
         saved = json.loads((DOCS / "ladder.json").read_text(encoding="utf-8"))
@@ -111,7 +117,7 @@ def main() -> None:
             return have
         done = 0 if have is None else have.per_seat
         more = play_match(load_scenario(name), a, b, battles=battles - done,
-                          seed=args.seed + done, progress=tick)
+                          seed=args.seed + done, progress=tick, backend=runner)
         return more if have is None else have.extend(more)
 
     names = list(rungs())

@@ -39,8 +39,8 @@ from vtm_sim.intervals import wilson
 from vtm_sim.planner import PlannerPolicy, budget
 from vtm_sim.registry import maker
 from vtm_sim.scenario import Scenario, load_scenario
-from vtm_sim.simulate import Policy, play
-from vtm_sim.tournament import PLANNER_ROLLOUTS
+from vtm_sim.simulate import Policy
+from vtm_sim.tournament import PLANNER_ROLLOUTS, seeded_battle
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -74,17 +74,15 @@ class Pairing:
 def play_one(scenario: Scenario, seed: int, opponent: str, planner_first: bool,
              rollouts: int) -> int:
     """One battle; +1 when the planner's side wins, -1 when it loses, 0 for a draw."""
-    rng = np.random.default_rng([seed, 7])
     first = min(f.side for f in scenario.fighters)
-    pols: list[Policy] = []
+    n = len(scenario.fighters)
+
+    def planner(rng: np.random.Generator, _cid: int) -> Policy:
+        return PlannerPolicy.for_fight(n, rollouts, seed=int(rng.integers(2**31)))
+
     other = maker(opponent, scenario)
-    for i, f in enumerate(scenario.fighters):
-        if (f.side == first) == planner_first:
-            pols.append(PlannerPolicy.for_fight(len(scenario.fighters), rollouts,
-                                                seed=int(rng.integers(2**31))))
-        else:
-            pols.append(other(rng, i))
-    battle = play(scenario.battle(seed=seed), pols)
+    battle = seeded_battle(scenario, {f.side: planner if (f.side == first) == planner_first
+                                      else other for f in scenario.fighters}, seed)
     if battle.winner is None:
         return 0
     return 1 if (battle.winner == first) == planner_first else -1

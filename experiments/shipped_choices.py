@@ -16,13 +16,11 @@ from __future__ import annotations
 import argparse
 from collections import Counter
 
-import numpy as np
-
 import agents  # noqa: F401  (registers the agents' policy names)
 from vtm_sim import registry
 from vtm_sim.events.turn import DecideEvent
 from vtm_sim.scenario import load_scenario
-from vtm_sim.simulate import play
+from vtm_sim.tournament import seeded_battle
 
 
 def label(kind: str, choice: dict[str, object]) -> str:
@@ -57,11 +55,8 @@ def main() -> None:
         counts: dict[str, Counter[str]] = {}
         wins = 0
         for k in range(a.battles):
-            s = a.seed + k
-            rng = np.random.default_rng([s, 7])
-            pols = [(player if f.side == side else opponent)(rng, i)
-                    for i, f in enumerate(scenario.fighters)]
-            battle = play(scenario.battle(seed=s), pols)
+            battle = seeded_battle(scenario, {s: player if s == side else opponent
+                                              for s in sides}, a.seed + k)
             wins += battle.winner == side
             mine = {i for i, f in enumerate(scenario.fighters) if f.side == side}
             for ev in battle.log:

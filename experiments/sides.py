@@ -18,12 +18,11 @@ import argparse
 import sys
 from pathlib import Path
 
-import numpy as np
 from scipy.stats import binomtest
 
 from vtm_sim.registry import maker
 from vtm_sim.scenario import list_scenarios, load_scenario
-from vtm_sim.simulate import play
+from vtm_sim.tournament import seeded_battle
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "scenarios.md"
 START, END = "<!-- side-balance:start -->", "<!-- side-balance:end -->"
@@ -36,9 +35,7 @@ def balance(name: str, policy: str, battles: int, seed: int) -> tuple[dict[int, 
     wins = dict.fromkeys(sorted({f.side for f in scenario.fighters}), 0)
     draws = 0
     for k in range(battles):
-        rng = np.random.default_rng([seed + k, 7])
-        pols = [make(rng, i) for i in range(len(scenario.fighters))]
-        b = play(scenario.battle(seed=seed + k), pols)
+        b = seeded_battle(scenario, dict.fromkeys(wins, make), seed + k)
         if b.winner is None:
             draws += 1
         else:

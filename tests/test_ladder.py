@@ -72,3 +72,13 @@ def test_ladder_command_mistakes_are_one_line() -> None:
     r = CliRunner().invoke(main, ["ladder", "nowhere"])
     assert r.exit_code == 2 and len(r.output.strip().splitlines()) == 1
     assert "scenario 'nowhere': unknown" in r.output
+
+
+def test_ladder_command_gives_the_same_table_with_two_jobs() -> None:
+    """The round robin is a tournament's chunks: worker processes change nothing."""
+    args = ["ladder", "gunfight", "--battles", "21", "--planner-battles", "0", "--json"]
+    one = CliRunner().invoke(main, args)
+    two = CliRunner().invoke(main, [*args, "--jobs", "2"])
+    assert one.exit_code == 0 and two.exit_code == 0, (one.output, two.output)
+    assert json.loads(one.stdout) == json.loads(two.stdout)
+    assert json.loads(one.stdout)["matches"][0]["pooled"]["games"] == 42

@@ -21,15 +21,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from vtm_sim import registry
 from vtm_sim.errors import ConfigError
 from vtm_sim.intervals import wilson
 from vtm_sim.outcomes import Outcomes
 from vtm_sim.regression import UPDATE_HINT, MatchupSpec, SuiteSpec
 from vtm_sim.scenario import load_scenario
-from vtm_sim.simulate import play
+from vtm_sim.tournament import seeded_battle
 
 BALANCE_FILE = "balance.json"
 CONFIDENCE = 0.95  # of the intervals reported beside each rate
@@ -86,13 +84,10 @@ def play_matchup(m: MatchupSpec, progress: Callable[[int], None] | None = None) 
             makers[name] = registry.maker(name, scenario)
         except ConfigError as exc:
             raise ConfigError(f"balance: {matchup_id(m)}: {exc}") from None
+    by_side = {s: makers[m.a if s == a_side else m.b] for s in sides}
     wins = draws = losses = 0
     for k in range(m.battles):
-        seed = m.seed + k
-        rng = np.random.default_rng([seed, 7])
-        pols = [makers[m.a if f.side == a_side else m.b](rng, i)
-                for i, f in enumerate(scenario.fighters)]
-        battle = play(scenario.battle(seed=seed), pols)
+        battle = seeded_battle(scenario, by_side, m.seed + k)
         if battle.winner is None:
             draws += 1
         elif battle.winner == a_side:

@@ -24,6 +24,7 @@ from vtm_sim.outcomes import Outcomes
 
 if TYPE_CHECKING:  # the rung names are read without the engine (`vtm-sim policies`)
     from vtm_sim.scenario import Scenario
+    from vtm_sim.tournament import Backend
 
 __all__ = ["MIN_EDGE", "Match", "SeatTally", "round_robin", "rung_name", "rungs"]
 
@@ -125,49 +126,55 @@ class Match:
 
 def play_match(
     scenario: Scenario, a: str, b: str, *, battles: int, seed: int = 0,
-    progress: Callable[[int], None] | None = None,
+    progress: Callable[[int], None] | None = None, backend: Backend | None = None,
 ) -> Match:
-    """``battles`` seeded battles with ``a`` on each side in turn, ``b`` on every other."""
-    import numpy as np  # here: `vtm-sim policies` lists the rungs without numpy
+    """``battles`` seeded battles with ``a`` on each side in turn, ``b`` on every other.
 
-    from vtm_sim.registry import maker
-    from vtm_sim.simulate import play
-
-    make_a, make_b = maker(a, scenario), maker(b, scenario)
-    match = Match(a, b)
-    for side in sorted({f.side for f in scenario.fighters}):
-        tally = SeatTally()
-        for k in range(battles):
-            s = seed + k
-            rng = np.random.default_rng([s, 7])
-            pols = [(make_a if f.side == side else make_b)(rng, i)
-                    for i, f in enumerate(scenario.fighters)]
-            battle = play(scenario.battle(seed=s), pols)
-            if battle.winner is None:
-                tally.draws += 1
-            elif battle.winner == side:
-                tally.wins += 1
-            else:
-                tally.losses += 1
-            if progress is not None:
-                progress(1)
-        match.seats[side] = tally
-    return match
+    The battles are a tournament's chunks (:func:`vtm_sim.tournament.play_chunk`,
+    the same seeds and generators), so ``backend`` (``--jobs``, Ray) only decides
+    where they run: the match is the same.
+    """
+    return round_robin(scenario, [b, a], battles=battles, seed=seed, progress=progress,
+                       backend=backend)[0]
 
 
 def round_robin(
     scenario: Scenario, names: Sequence[str], *, battles: int, seed: int = 0,
     battles_for: Callable[[str, str], int] | None = None,
-    progress: Callable[[int], None] | None = None,
+    progress: Callable[[int], None] | None = None, backend: Backend | None = None,
 ) -> list[Match]:
-    """Every pair of ``names`` (earlier against later), ``battles`` seeds a seat each;
-    ``battles_for(a, b)`` may give a pair fewer (an expensive policy)."""
-    out = []
-    for i, a in enumerate(names):
-        for b in names[i + 1:]:
-            n = battles if battles_for is None else battles_for(a, b)
-            out.append(play_match(scenario, b, a, battles=n, seed=seed, progress=progress))
-    return out
+    """Every pair of ``names``, the later (``a``, the higher rung) against the earlier,
+    ``battles`` seeds a seat each; ``battles_for(a, b)`` may give a pair fewer (an
+    expensive policy). All the pairs' battles go to ``backend`` at once."""
+    from vtm_sim.registry import maker
+    from vtm_sim.tournament import CHUNK, Chunk, InProcess, play_chunk, sides
+
+    side_list = sides(scenario)
+    pairs = [(b, a) for i, a in enumerate(names) for b in names[i + 1:]]
+    tasks = []
+    for hi, lo in pairs:
+        n = battles if battles_for is None else battles_for(hi, lo)
+        for start in range(0, n, CHUNK):
+            for side in side_list:
+                seats = tuple(hi if s == side else lo for s in side_list)
+                tasks.append(Chunk(scenario.source, (hi, lo), seats, seed,
+                                   tuple(range(start, min(start + CHUNK, n))), maker))
+    tallies = {(pair, side): SeatTally() for pair in pairs for side in side_list}
+    for records in (backend or InProcess()).run(play_chunk, tasks):
+        for r in records:
+            hi, lo = r["policies"]
+            side = next(int(s) for s, name in r["seats"].items() if name == hi)
+            t = tallies[((hi, lo), side)]
+            if r["winner"] is None:
+                t.draws += 1
+            elif r["winner"] == side:
+                t.wins += 1
+            else:
+                t.losses += 1
+        if progress is not None:
+            progress(len(records))
+    return [Match(hi, lo, {side: tallies[((hi, lo), side)] for side in side_list})
+            for hi, lo in pairs]
 
 
 def adjacent(matches: Sequence[Match], names: Sequence[str]) -> list[Match]:

@@ -15,9 +15,9 @@ function, so it pickles by name): they build the policies themselves.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
@@ -26,6 +26,9 @@ from vtm_sim.events.damage import DamageEvent
 from vtm_sim.registry import PolicyMaker
 from vtm_sim.scenario import Scenario, load_scenario
 from vtm_sim.simulate import play
+
+if TYPE_CHECKING:
+    from vtm_sim.battle import Battle
 
 PLANNER_ROLLOUTS = 64  # the planner's rollouts a decision wherever it is named
 CHUNK = 20  # battles a worker plays per task: small enough that a kill loses little
@@ -53,6 +56,20 @@ class Setup:
 
 def sides(scenario: Scenario) -> list[int]:
     return sorted({f.side for f in scenario.fighters})
+
+
+def seeded_battle(scenario: Scenario, makers: Mapping[int, PolicyMaker], seed: int) -> Battle:
+    """Battle ``seed`` of ``scenario``, played to its end: the one seeding convention.
+
+    The battle's dice are seeded ``seed``; every combatant's policy is made, in
+    combatant order, by its side's maker (``makers[side]``) from one generator
+    seeded ``[seed, 7]``. Tournaments, the ladder, the balance tier of ``vtm-sim
+    regress``, evaluations and the experiments all play their battles here, so
+    the same seed and policies are the same battle in each of them.
+    """
+    rng = np.random.default_rng([seed, 7])
+    pols = [makers[f.side](rng, i) for i, f in enumerate(scenario.fighters)]
+    return play(scenario.battle(seed=seed), pols)
 
 
 def pairings(policies: Sequence[str]) -> list[tuple[str, str]]:
@@ -131,9 +148,7 @@ def play_chunk(chunk: Chunk) -> list[dict[str, Any]]:
     out = []
     for k in chunk.indices:
         seed = chunk.first_seed + k
-        rng = np.random.default_rng([seed, 7])
-        pols = [makers[s](rng, i) for i, s in enumerate(side_of)]
-        battle = play(sc.battle(seed=seed), pols)
+        battle = seeded_battle(sc, makers, seed)
         taken = dict.fromkeys(side_list, 0)
         for e in battle.log.events:
             if isinstance(e, DamageEvent):
