@@ -107,6 +107,7 @@ def test_gunman_takes_cover_then_aims_rng_1_rng_7() -> None:
         ("name: X\nflee_at: dying\n", "unknown health level 'dying'"),
         ("name: X\nbase: genius\n", "base:"),
         ("- a list\n", "expected a mapping"),
+        ("name: X\ncalled_shots: true\n", "called_shots: weighs shots by their exact odds"),
     ],
 )
 def test_bad_tactic_files_are_one_line_errors(tmp_path: Path, text: str, needle: str) -> None:
@@ -126,3 +127,19 @@ def test_berserker_spends_blood_freely_vamp_2() -> None:
     assert isinstance(pick, BloodSpend) and pick.use is not BloodUse.NONE
     assert pick.points == max(o.points for o in d.options if isinstance(o, BloodSpend))
     assert choose("thug", b, d) == NearestEnemyPolicy().choose(b, d)  # blood: heal (default)
+
+
+
+def test_deadeye_calls_shots_where_the_marksman_never_does_rng_8() -> None:
+    """called_shots: the tactician as base weighs called shots by their odds (RNG-8)."""
+    called: dict[str, int] = {}
+    for name in ("marksman", "deadeye"):
+        policy = TacticPolicy(load_tactic(name))
+        called[name] = 0
+        for seed in range(4):
+            b = load_scenario("gunfight").battle(seed=seed)
+            while b.pending is not None:
+                pick = policy.choose(b, b.pending)
+                called[name] += isinstance(pick, Action) and pick.called is not None
+                b.choose(pick)
+    assert called["marksman"] == 0 < called["deadeye"], called

@@ -13,7 +13,7 @@ from functools import cache
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from vtm_sim.config import config_dir, load_yaml, validate
 from vtm_sim.errors import ConfigError
@@ -56,6 +56,16 @@ class Tactic(BaseModel):
     willpower: bool = Field(
         default=False, description="Declare a Willpower point for an automatic success every "
         "turn while points last (DICE-8).")
+    called_shots: bool = Field(
+        default=False, description="Aim at a limb, the head or a vital spot whenever the exact "
+        "odds say the extra damage is worth the harder roll (RNG-8); needs base tactician.")
+
+    @model_validator(mode="after")
+    def _odds(self) -> Tactic:
+        if self.called_shots and self.base != "tactician":
+            raise ValueError("called_shots: weighs shots by their exact odds, so it needs "
+                             "base: tactician")
+        return self
 
     @field_validator("flee_at")
     @classmethod
