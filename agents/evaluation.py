@@ -10,7 +10,7 @@ differences in play). Rates come with Wilson 95% intervals
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -19,9 +19,9 @@ from vtm_sim.intervals import wilson
 from vtm_sim.outcomes import Outcomes
 from vtm_sim.scenario import Scenario
 from vtm_sim.simulate import Policy
-from vtm_sim.tournament import seeded_battle
+from vtm_sim.tournament import Backend, seeded_battle
 
-__all__ = ["Evaluation", "Rates", "evaluate", "seats"]
+__all__ = ["Evaluation", "Rates", "evaluate", "evaluate_named", "seats"]
 
 PolicyMaker = Callable[[np.random.Generator, int], Policy]
 POOLED = "pooled"
@@ -122,4 +122,52 @@ def evaluate(
             pooled = pooled + r
         by_seat[POOLED] = pooled
         results[name] = by_seat
+    return Evaluation(scenario.name, episodes, seed, results)
+
+
+def evaluate_named(
+    scenario: Scenario,
+    player: str,
+    opponents: Sequence[str],
+    *,
+    episodes: int,
+    seed: int = 0,
+    backend: Backend | None = None,
+    progress: Callable[[int], None] | None = None,
+) -> Evaluation:
+    """:func:`evaluate` for a player and opponents named as every command names a policy
+    (``model:PATH``, ``trained:NAME``, ``ladder:4``, ...): the same battles, played as a
+    tournament's chunks (:func:`vtm_sim.tournament.play_chunk`), so ``backend``
+    (``--jobs``, ``--backend ray``) decides only where they run, not the result.
+    A player against itself plays each seed once; each seat is then scored on it."""
+    from vtm_sim.registry import maker
+    from vtm_sim.tournament import CHUNK, Chunk, InProcess, play_chunk
+
+    side_list = seats(scenario)
+    tasks = []
+    for opp in opponents:
+        seatings = ([tuple(player for _ in side_list)] if opp == player else
+                    [tuple(player if s == side else opp for s in side_list) for side in side_list])
+        for start in range(0, episodes, CHUNK):
+            indices = tuple(range(start, min(start + CHUNK, episodes)))
+            tasks += [Chunk(scenario.source, (player, opp), st, seed, indices, maker)
+                      for st in seatings]
+    tally = {(opp, side): [0, 0, 0] for opp in opponents for side in side_list}
+    for records in (backend or InProcess()).run(play_chunk, tasks):
+        for rec in records:
+            opp = rec["policies"][1]
+            mine = [int(s) for s, name in rec["seats"].items() if name == player]
+            for side in (mine if opp == player else mine[:1]):
+                t = tally[(opp, side)]
+                t[1 if rec["winner"] is None else 0 if rec["winner"] == side else 2] += 1
+        if progress is not None:
+            progress(len(records))
+    results: dict[str, dict[str, Rates]] = {}
+    for opp in opponents:
+        by_seat = {str(side): Rates(*tally[(opp, side)]) for side in side_list}
+        pooled = Rates(0, 0, 0)
+        for r in by_seat.values():
+            pooled = pooled + r
+        by_seat[POOLED] = pooled
+        results[opp] = by_seat
     return Evaluation(scenario.name, episodes, seed, results)

@@ -210,3 +210,28 @@ def test_evaluate_names_an_unknown_shipped_policy_in_one_line() -> None:
     assert out.exit_code == 2
     assert out.output.strip().count("\n") == 0
     assert "MODEL trained:nope: no shipped policy 'nope' (shipped: duel, gunfight)" in out.output
+
+
+def test_evaluate_gives_the_same_table_with_two_jobs_and_matches_the_in_process_loop(
+        tmp_path: Path) -> None:
+    """`evaluate` plays a tournament's chunks: --jobs changes nothing, and the figures are
+    those of agents.evaluation.evaluate (the training's periodic evaluations)."""
+    from agents.evaluation import evaluate
+    from agents.registered import trained
+    from vtm_sim.registry import maker
+    from vtm_sim.scenario import load_scenario
+
+    args = ["evaluate", "trained:gunfight", "--opponents", "nearest,trained:gunfight",
+            "--episodes", "6", "--seed", "4", "--json"]
+    one = CliRunner().invoke(main, args)
+    two = CliRunner().invoke(main, [*args, "--jobs", "2"])
+    assert one.exit_code == 0 and two.exit_code == 0, (one.output, two.output)
+    data = json.loads(one.stdout[one.stdout.index("{"):])
+    assert data == json.loads(two.stdout[two.stdout.index("{"):])
+    sc = load_scenario("gunfight")
+    direct = evaluate(sc, trained(sc, "gunfight"), {"nearest": maker("nearest", sc)},
+                      episodes=6, seed=4).to_json()
+    assert data["opponents"]["nearest"] == direct["opponents"]["nearest"]
+    itself = data["opponents"]["trained:gunfight"]  # each seed once, scored for each seat
+    assert itself["0"]["win"]["count"] == itself["1"]["loss"]["count"]
+    assert itself["pooled"]["games"] == 12

@@ -337,6 +337,17 @@ def test_backend_ray_gives_the_local_results(tmp_path: Path) -> None:
         tmp_path / "local" / "results.json").read_bytes()
 
 
+def test_evaluate_backend_ray_gives_the_local_results() -> None:
+    """`vtm-sim evaluate --backend ray` (issue 11's scale-out covers evaluation too)."""
+    pytest.importorskip("ray")
+    args = ["evaluate", "trained:duel", "--opponents", "nearest", "--episodes", "4", "--json"]
+    local = CliRunner().invoke(main, args)
+    ray = CliRunner().invoke(main, [*args, "--backend", "ray", "--jobs", "2"])
+    assert local.exit_code == 0 and ray.exit_code == 0, (local.output, ray.output)
+    assert json.loads(ray.stdout[ray.stdout.index("{"):]) == json.loads(
+        local.stdout[local.stdout.index("{"):])
+
+
 def test_progress_bar_on_a_terminal_only(monkeypatch: pytest.MonkeyPatch) -> None:
     from vtm_sim.cli import tournaments
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -210,16 +209,24 @@ def _load(model: str) -> Any:
               metavar="N", help="Seeded battles per seat and opponent.")
 @click.option("--seed", type=int, default=0, show_default=True, metavar="S",
               help="First seed.")
+@click.option("--jobs", type=click.IntRange(1, 1024), default=1, show_default=True,
+              metavar="J", help="Worker processes (or Ray CPUs); results do not depend on it.")
+@click.option("--backend", "backend_name", type=click.Choice(["local", "ray"]),
+              default="local", show_default=True,
+              help="local: this machine; ray: Ray tasks (the optional `ray` extra).")
+@click.option("--address", default=None, metavar="ADDR",
+              help="With --backend ray: the cluster to join (default: start a local Ray).")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def evaluate_cmd(model: str, env_id: str | None, opponents: str, episodes: int, seed: int,
-                 as_json: bool) -> None:
+                 jobs: int, backend_name: str, address: str | None, as_json: bool) -> None:
     """Win / draw / loss of a trained model per seat and pooled, with 95% intervals.
 
     MODEL is a saved model (NAME.zip, which needs torch), a policy exported to
     .npz (numpy only) or a shipped one, trained:NAME (numpy only).
     """
     from agents.adapter import AgentPolicy
-    from agents.evaluation import evaluate
+    from agents.evaluation import evaluate_named
+    from vtm_sim.backends import backend
 
     agent = _load(model)
     with user_errors():
@@ -236,20 +243,20 @@ def evaluate_cmd(model: str, env_id: str | None, opponents: str, episodes: int, 
         if agent.info.obs_version == OBS_VERSION and policy.catalog.size != agent.info.catalog_size:
             raise ConfigError(f"MODEL {model}: {agent.info.catalog_size} actions, the "
                               f"scenario's catalog has {policy.catalog.size}")
-        total = episodes * len(makers) * len({f.side for f in scenario.fighters})
+        runner = backend(backend_name, jobs, address)
+        # the workers build the model's policy from its name, as a tournament's do
+        player = model if model.startswith("trained:") else f"model:{Path(model).resolve()}"
+        sides = len({f.side for f in scenario.fighters})
+        total = episodes * sum(1 if o == player else sides for o in makers)
         with click.progressbar(length=total, label="battles", file=sys.stderr,
                                show_pos=True) as bar:
-            result = evaluate(scenario, lambda _rng, _cid: policy, _as_makers(makers),
-                              episodes=episodes, seed=seed, progress=bar.update)
+            result = evaluate_named(scenario, player, list(makers), episodes=episodes,
+                                    seed=seed, backend=runner, progress=bar.update)
     if as_json:
         click.echo(_dump({"model": model, **result.to_json()}))
         return
     for line in result.lines():
         click.echo(line)
-
-
-def _as_makers(makers: Mapping[str, PolicyMaker]) -> dict[str, PolicyMaker]:
-    return dict(makers)
 
 
 @main.command("export-policy")
