@@ -73,17 +73,20 @@ class Evaluation:
         }
 
     def lines(self) -> list[str]:
-        """A plain-text table: one row per opponent and seat."""
+        """A plain-text table: one row per opponent and seat (score: wins plus half the
+        draws)."""
+        w = max([14, *(len(opp) + 2 for opp in self.results)])
         out = [f"Evaluation on {self.scenario}: {self.episodes} seeded battles per seat "
                f"(seeds {self.seed}..{self.seed + self.episodes - 1}), 95% intervals.",
-               f"{'opponent':<14}{'seat':>7}{'games':>7}  {'win':<19}{'draw':<19}{'loss':<19}"]
+               f"{'opponent':<{w}}{'seat':>7}{'games':>7}  "
+               f"{'win':<21}{'draw':<21}{'loss':<21}score"]
         for opp, by_seat in self.results.items():
             for seat, r in by_seat.items():
                 cells = ""
                 for count in (r.wins, r.draws, r.losses):
                     lo, hi = wilson95(count, r.games)
-                    cells += f"{r.rate(count):.3f} [{lo:.3f}-{hi:.3f}]".ljust(19)
-                out.append(f"{opp:<14}{seat:>7}{r.games:>7}  {cells}".rstrip())
+                    cells += f"{r.rate(count):.3f} [{lo:.3f}-{hi:.3f}]".ljust(21)
+                out.append(f"{opp:<{w}}{seat:>7}{r.games:>7}  {cells}{r.score:.3f}")
         return out
 
 
