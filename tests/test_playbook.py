@@ -107,7 +107,8 @@ def test_gunman_takes_cover_then_aims_rng_1_rng_7() -> None:
         ("name: X\nflee_at: dying\n", "unknown health level 'dying'"),
         ("name: X\nbase: genius\n", "base:"),
         ("- a list\n", "expected a mapping"),
-        ("name: X\ncalled_shots: true\n", "called_shots: weighs shots by their exact odds"),
+        ("name: X\ncalled_shots: true\n", "called_shots: a plan the tactician's odds"),
+        ("name: X\nbase: nearest\ngrapple: true\n", "grapple: a plan the tactician's odds"),
     ],
 )
 def test_bad_tactic_files_are_one_line_errors(tmp_path: Path, text: str, needle: str) -> None:
@@ -143,3 +144,27 @@ def test_deadeye_calls_shots_where_the_marksman_never_does_rng_8() -> None:
                 called[name] += isinstance(pick, Action) and pick.called is not None
                 b.choose(pick)
     assert called["marksman"] == 0 < called["deadeye"], called
+
+
+
+def test_wrestler_plays_the_grappling_tactician_and_clinches_the_knife_man_6() -> None:
+    """grapple: the tactician's grappling plan (the duel planner's prior): the Bar Brawler,
+    bare-handed against the Knife Fighter, clinches him."""
+    from vtm_sim.tactics import TacticianPolicy
+
+    clinches = 0
+    for seed in range(3):
+        b = load_scenario("duel").battle(seed=seed)
+        wrestler, plan = TacticPolicy(load_tactic("wrestler")), TacticianPolicy(grapple=True)
+        nearest = NearestEnemyPolicy()
+        while b.pending is not None:
+            d = b.pending
+            if d.actor != 0:
+                b.choose(nearest.choose(b, d))
+                continue
+            pick = wrestler.choose(b, d)
+            assert pick == plan.choose(b, d)
+            clinches += (isinstance(pick, Action) and pick.maneuver is not None
+                         and "clinch" in pick.maneuver)
+            b.choose(pick)
+    assert clinches > 0

@@ -46,7 +46,7 @@ class TacticPolicy:
         if tactic.base == "tactician":
             from vtm_sim.tactics import TacticianPolicy
 
-            self.base = TacticianPolicy(called=tactic.called_shots)
+            self.base = TacticianPolicy(grapple=tactic.grapple, called=tactic.called_shots)
         self._flee_from = -1
 
     def explain(self) -> str:

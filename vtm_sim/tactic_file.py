@@ -60,11 +60,17 @@ class Tactic(BaseModel):
         default=False, description="Aim at a limb, the head or a vital spot whenever the exact "
         "odds say the extra damage is worth the harder roll (RNG-8); needs base tactician.")
 
+    grapple: bool = Field(
+        default=False, description="Bare-handed against a blade, clinch the blade wielder "
+        "and hold on (MAN-6, DEF-6), taking the blows it could only stop by aborting; needs "
+        "base tactician.")
+
     @model_validator(mode="after")
     def _odds(self) -> Tactic:
-        if self.called_shots and self.base != "tactician":
-            raise ValueError("called_shots: weighs shots by their exact odds, so it needs "
-                             "base: tactician")
+        for key in ("called_shots", "grapple"):
+            if getattr(self, key) and self.base != "tactician":
+                raise ValueError(f"{key}: a plan the tactician's odds carry out, so it needs "
+                                 "base: tactician")
         return self
 
     @field_validator("flee_at")
