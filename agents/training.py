@@ -241,26 +241,38 @@ def assignments(scenario: Scenario, opponents: Sequence[str], n_envs: int
 
 def _env_fns(env_id: str, scenario: Scenario, opponents: Mapping[str, PolicyMaker],
              n_envs: int, env_kwargs: Mapping[str, Any], hp: Hyperparams, monitor_dir: Path,
-             ) -> list[Callable[[], gym.Env[Any, Any]]]:
+             *, by_name: bool = False) -> list[Callable[[], gym.Env[Any, Any]]]:
+    """One factory a sub-env. ``by_name``: for SubprocVecEnv, whose workers unpickle the
+    factories: each holds only plain data (the scenario's file, the opponent's name) and
+    builds the scenario and the opponent in the worker with the registry, as a
+    tournament's workers do (the compiled build's frozen dataclasses do not unpickle)."""
     from stable_baselines3.common.monitor import Monitor
 
+    source, scenario_name = scenario.source, scenario.name
+    latest, league_size = hp.latest, hp.league_size
+    kwargs = dict(env_kwargs)
+    n_fighters = len(scenario.fighters)
     fns: list[Callable[[], gym.Env[Any, Any]]] = []
     for k, (side, opponent) in enumerate(assignments(scenario, list(opponents), n_envs)):
+        me = first_of_side(scenario, side)
+        maker = None if opponent is None or by_name else opponents[opponent]
 
-        def make(k: int = k, side: int = side, opponent: str | None = opponent
-                 ) -> gym.Env[Any, Any]:
+        def make(k: int = k, me: int = me, opponent: str | None = opponent,
+                 maker: PolicyMaker | None = maker) -> gym.Env[Any, Any]:
             env: gym.Env[Any, Any]
             if opponent is None:
                 from agents.league import SelfPlayEnv
 
-                env = SelfPlayEnv(scenario.name, latest=hp.latest,
-                                  max_snapshots=hp.league_size, **env_kwargs)
+                env = SelfPlayEnv(scenario_name, latest=latest, max_snapshots=league_size,
+                                  **kwargs)
             else:
-                maker = opponents[opponent]
-                me = first_of_side(scenario, side)
-                spec = {i: seat_class(maker, i) for i in range(len(scenario.fighters))
-                        if i != me}
-                env = gym.make(env_id, agent_id=me, opponents=spec, **env_kwargs)
+                if maker is None:  # in a SubprocVecEnv worker
+                    from vtm_sim.registry import maker as named
+                    from vtm_sim.scenario import load_scenario
+
+                    maker = named(opponent, load_scenario(source))
+                spec = {i: seat_class(maker, i) for i in range(n_fighters) if i != me}
+                env = gym.make(env_id, agent_id=me, opponents=spec, **kwargs)
             monitored: gym.Env[Any, Any] = Monitor(StepTimer(env), str(monitor_dir / f"env_{k}"))
             return monitored
 
@@ -305,8 +317,9 @@ def train(
     env_kwargs = dict(hp.env_kwargs)
     if args.shaping is not None:
         env_kwargs["shaping"] = args.shaping
+    subproc = hp.vec_env == "subproc" and args.n_envs > 1
     fns = _env_fns(args.env_id, scenario, opponents, args.n_envs, env_kwargs, hp,
-                   run / "monitor")
+                   run / "monitor", by_name=subproc)
     # Resolve the env defaults the run actually used (shaping: the env's own default).
     probe = gym.make(args.env_id, **env_kwargs).unwrapped
     env_kwargs.setdefault("shaping", float(probe.shaping))  # type: ignore[attr-defined]
@@ -318,7 +331,7 @@ def train(
     (meta_dir / "command.txt").write_text(" ".join(command) + "\n", encoding="utf-8")
     _write_yaml(meta_dir / "versions.yml", _versions())
 
-    vec_cls = SubprocVecEnv if hp.vec_env == "subproc" and args.n_envs > 1 else DummyVecEnv
+    vec_cls = SubprocVecEnv if subproc else DummyVecEnv
     venv = vec_cls(fns)  # seeded by the model (seed, seed + 1, ... per sub-env)
     import torch
 

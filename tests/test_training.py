@@ -253,3 +253,47 @@ def test_bad_input_is_one_line_exit_2(tmp_path: Path, args: list[str], needle: s
     lines = text.strip().splitlines()
     assert code == 2, text
     assert len(lines) == 1 and needle in lines[0], lines
+
+
+def test_subproc_env_factories_hold_only_plain_data(tmp_path: Path) -> None:
+    """SubprocVecEnv's workers unpickle the sub-env factories: with ``vec_env: subproc``
+    each holds the scenario's file and the opponent's name, never a Scenario or a policy
+    maker (the compiled build's frozen dataclasses do not unpickle there), and builds in
+    the worker the env the in-process factory builds."""
+    from agents.training import _env_fns
+    from vtm_sim.registry import maker
+    from vtm_sim.scenario import load_scenario
+
+    sc = load_scenario("duel")
+    makers = {n: maker(n, sc) for n in ("nearest", "wrestler")}
+    plain = (int, float, str, bool, type(None), Path, dict)
+    named = _env_fns(ENV_ID, sc, makers, 4, {}, Hyperparams(), tmp_path, by_name=True)
+    local = _env_fns(ENV_ID, sc, makers, 4, {}, Hyperparams(), tmp_path)
+    for fn, same in zip(named, local, strict=True):
+        held = [*(fn.__defaults__ or ()), *(c.cell_contents for c in fn.__closure__ or ())]
+        # plain values, and classes and functions that pickle by their module-level name
+        assert all(isinstance(v, plain) or (callable(v) and "<locals>" not in
+                                            getattr(v, "__qualname__", "<locals>"))
+                   for v in held), held
+        a, b = fn(), same()
+        oa, ia = a.reset(seed=5)
+        ob, ib = b.reset(seed=5)
+        assert np.array_equal(oa, ob) and np.array_equal(ia["action_mask"], ib["action_mask"])
+        for _ in range(5):
+            act = int(np.flatnonzero(ia["action_mask"])[0])
+            oa, ra, ta, _, ia = a.step(act)
+            ob, rb, tb, _, ib = b.step(act)
+            assert np.array_equal(oa, ob) and ra == rb and ta == tb
+            if ta:
+                break
+
+
+def test_train_with_subproc_sub_envs(tmp_path: Path, small_config: Path) -> None:
+    """`vec_env: subproc` trains (the factories travel to the workers by name)."""
+    config = tmp_path / "subproc.yml"
+    config.write_text(small_config.read_text() + "vec_env: subproc\n")
+    code, text = run("train", "--timesteps", "256", "--n-envs", "2", "--opponents",
+                     "nearest", "--config", str(config), "--out", str(tmp_path / "s"),
+                     "--json")
+    assert code == 0, text
+    assert json.loads(text)["timesteps"] >= 256
