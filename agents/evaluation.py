@@ -120,11 +120,7 @@ def evaluate(
                 if progress is not None:
                     progress(1)
             by_seat[str(side)] = Rates(*tally)
-        pooled = Rates(0, 0, 0)
-        for r in by_seat.values():
-            pooled = pooled + r
-        by_seat[POOLED] = pooled
-        results[name] = by_seat
+        results[name] = _with_pooled(by_seat)
     return Evaluation(scenario.name, episodes, seed, results)
 
 
@@ -144,33 +140,19 @@ def evaluate_named(
     (``--jobs``, ``--backend ray``) decides only where they run, not the result.
     A player against itself plays each seed once; each seat is then scored on it."""
     from vtm_sim.registry import maker
-    from vtm_sim.tournament import CHUNK, Chunk, InProcess, play_chunk
+    from vtm_sim.tournament import seat_results
 
-    side_list = seats(scenario)
-    tasks = []
-    for opp in opponents:
-        seatings = ([tuple(player for _ in side_list)] if opp == player else
-                    [tuple(player if s == side else opp for s in side_list) for side in side_list])
-        for start in range(0, episodes, CHUNK):
-            indices = tuple(range(start, min(start + CHUNK, episodes)))
-            tasks += [Chunk(scenario.source, (player, opp), st, seed, indices, maker)
-                      for st in seatings]
-    tally = {(opp, side): [0, 0, 0] for opp in opponents for side in side_list}
-    for records in (backend or InProcess()).run(play_chunk, tasks):
-        for rec in records:
-            opp = rec["policies"][1]
-            mine = [int(s) for s, name in rec["seats"].items() if name == player]
-            for side in (mine if opp == player else mine[:1]):
-                t = tally[(opp, side)]
-                t[1 if rec["winner"] is None else 0 if rec["winner"] == side else 2] += 1
-        if progress is not None:
-            progress(len(records))
-    results: dict[str, dict[str, Rates]] = {}
-    for opp in opponents:
-        by_seat = {str(side): Rates(*tally[(opp, side)]) for side in side_list}
-        pooled = Rates(0, 0, 0)
-        for r in by_seat.values():
-            pooled = pooled + r
-        by_seat[POOLED] = pooled
-        results[opp] = by_seat
-    return Evaluation(scenario.name, episodes, seed, results)
+    counts = seat_results(scenario, [(player, opp) for opp in opponents],
+                          battles=lambda _a, _b: episodes, seed=seed, resolver=maker,
+                          backend=backend, progress=progress)
+    return Evaluation(scenario.name, episodes, seed, {
+        opp: _with_pooled({str(side): Rates(*c) for side, c in counts[(player, opp)].items()})
+        for opp in opponents})
+
+
+def _with_pooled(by_seat: dict[str, Rates]) -> dict[str, Rates]:
+    """The seats' rates and, under ``"pooled"``, their sum."""
+    pooled = Rates(0, 0, 0)
+    for r in by_seat.values():
+        pooled = pooled + r
+    return {**by_seat, POOLED: pooled}

@@ -147,33 +147,14 @@ def round_robin(
     ``battles`` seeds a seat each; ``battles_for(a, b)`` may give a pair fewer (an
     expensive policy). All the pairs' battles go to ``backend`` at once."""
     from vtm_sim.registry import maker
-    from vtm_sim.tournament import CHUNK, Chunk, InProcess, play_chunk, sides
+    from vtm_sim.tournament import seat_results
 
-    side_list = sides(scenario)
     pairs = [(b, a) for i, a in enumerate(names) for b in names[i + 1:]]
-    tasks = []
-    for hi, lo in pairs:
-        n = battles if battles_for is None else battles_for(hi, lo)
-        for start in range(0, n, CHUNK):
-            for side in side_list:
-                seats = tuple(hi if s == side else lo for s in side_list)
-                tasks.append(Chunk(scenario.source, (hi, lo), seats, seed,
-                                   tuple(range(start, min(start + CHUNK, n))), maker))
-    tallies = {(pair, side): SeatTally() for pair in pairs for side in side_list}
-    for records in (backend or InProcess()).run(play_chunk, tasks):
-        for r in records:
-            hi, lo = r["policies"]
-            side = next(int(s) for s, name in r["seats"].items() if name == hi)
-            t = tallies[((hi, lo), side)]
-            if r["winner"] is None:
-                t.draws += 1
-            elif r["winner"] == side:
-                t.wins += 1
-            else:
-                t.losses += 1
-        if progress is not None:
-            progress(len(records))
-    return [Match(hi, lo, {side: tallies[((hi, lo), side)] for side in side_list})
+    counts = seat_results(scenario, pairs, seed=seed, resolver=maker, backend=backend,
+                          progress=progress,
+                          battles=lambda a, b: battles if battles_for is None
+                          else battles_for(a, b))
+    return [Match(hi, lo, {side: SeatTally(*c) for side, c in counts[(hi, lo)].items()})
             for hi, lo in pairs]
 
 

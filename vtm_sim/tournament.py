@@ -164,6 +164,41 @@ def play_chunk(chunk: Chunk) -> list[dict[str, Any]]:
     return out
 
 
+# wins, draws and losses of a pairing's first policy, by the side it played
+SeatCounts = dict[int, list[int]]
+
+
+def seat_results(
+    scenario: Scenario, pairs: Sequence[tuple[str, str]], *, battles: Callable[[str, str], int],
+    seed: int, resolver: Resolver, backend: Backend | None = None,
+    progress: Callable[[int], None] | None = None,
+) -> dict[tuple[str, str], SeatCounts]:
+    """Each pair ``(a, b)`` as a tournament plays it (:func:`seatings`): ``a`` on each side
+    in turn, ``b`` on the others, ``battles(a, b)`` seeds a seat, every battle a chunk's
+    (:func:`play_chunk`), so ``backend`` decides only where they run. A policy against
+    itself plays each seed once, scored for every side. The ladder's round robin and
+    ``vtm-sim evaluate`` count their battles here."""
+    side_list = sides(scenario)
+    tasks = []
+    for a, b in pairs:
+        n = battles(a, b)
+        for start in range(0, n, CHUNK):
+            indices = tuple(range(start, min(start + CHUNK, n)))
+            tasks += [Chunk(scenario.source, (a, b), seats, seed, indices, resolver)
+                      for seats in seatings(a, b, side_list)]
+    counts = {(pair, side): [0, 0, 0] for pair in pairs for side in side_list}
+    for records in (backend or InProcess()).run(play_chunk, tasks):
+        for r in records:
+            a, b = r["policies"]
+            mine = [int(k) for k, name in r["seats"].items() if name == a]
+            for side in mine if a == b else mine[:1]:
+                c = counts[((a, b), side)]
+                c[1 if r["winner"] is None else 0 if r["winner"] == side else 2] += 1
+        if progress is not None:
+            progress(len(records))
+    return {pair: {side: counts[(pair, side)] for side in side_list} for pair in pairs}
+
+
 def record_key(record: dict[str, Any]) -> BattleKey:
     seats = record["seats"]
     return (record["scenario"], record["index"],

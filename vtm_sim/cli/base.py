@@ -11,9 +11,9 @@ import importlib
 import json
 import re
 import sys
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
 import click
 
@@ -48,6 +48,28 @@ def user_errors() -> Iterator[None]:
         yield
     except VtmSimError as exc:
         raise UserError(str(exc)) from None
+
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def backend_options(command: F) -> F:
+    """``--jobs J``, ``--backend local|ray`` and ``--address ADDR``: where a command's
+    battles run (:func:`vtm_sim.backends.backend`), for every command that plays them as
+    a tournament's chunks (``tournament``, ``evaluate``)."""
+    for option in reversed((
+        click.option("--jobs", type=click.IntRange(1, 1024), default=1, show_default=True,
+                     metavar="J",
+                     help="Worker processes (or Ray CPUs); results do not depend on it."),
+        click.option("--backend", "backend_name", type=click.Choice(["local", "ray"]),
+                     default="local", show_default=True,
+                     help="local: this machine; ray: Ray tasks (the optional `ray` extra)."),
+        click.option("--address", default=None, metavar="ADDR",
+                     help="With --backend ray: the cluster to join (default: start a local "
+                     "Ray)."),
+    )):
+        command = option(command)
+    return command
 
 
 def _fail(message: str) -> NoReturn:

@@ -10,7 +10,7 @@ import sys
 
 import click
 
-from vtm_sim.cli.base import _dump, main, user_errors
+from vtm_sim.cli.base import _dump, backend_options, main, user_errors
 
 
 @main.command("policies")
@@ -38,11 +38,10 @@ def policies_cmd(as_json: bool) -> None:
               help="Seeded battles a seat for the pairs with the planner (slow); 0 leaves "
               "them out.")
 @click.option("--seed", type=int, default=0, metavar="S", help="First seed (default 0).")
-@click.option("--jobs", type=click.IntRange(1, 1024), default=1, show_default=True,
-              metavar="J", help="Worker processes; the table does not depend on it.")
+@backend_options
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def ladder_cmd(scenario_name: str, battles: int, planner_battles: int, seed: int, jobs: int,
-               as_json: bool) -> None:
+               backend_name: str, address: str | None, as_json: bool) -> None:
     """Re-measure the difficulty ladder: every pair of rungs, both seats, same seeds."""
     from vtm_sim.backends import backend
     from vtm_sim.ladder import round_robin, rungs, table_lines, to_json
@@ -63,7 +62,7 @@ def ladder_cmd(scenario_name: str, battles: int, planner_battles: int, seed: int
                                show_pos=True) as bar:
             matches = round_robin(scenario, names, battles=battles, seed=seed,
                                   battles_for=count, progress=bar.update,
-                                  backend=backend("local", jobs))
+                                  backend=backend(backend_name, jobs, address))
     if as_json:
         click.echo(_dump(to_json(scenario, matches, names, seed)))
         return

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from vtm_sim.cli.base import _dump, _fail, main, user_errors
+from vtm_sim.cli.base import _dump, _fail, backend_options, main, user_errors
 
 if TYPE_CHECKING:
     from vtm_sim.registry import PolicyMaker
@@ -64,13 +64,7 @@ def policy_maker(name: str, scenario: Scenario) -> PolicyMaker:
               metavar="N", help="Seeded battles per pairing and side.")
 @click.option("--seed", type=int, default=0, metavar="S",
               help="Battle k has seed S+k in every pairing (default 0).")
-@click.option("--jobs", type=click.IntRange(1, 1024), default=1, show_default=True,
-              metavar="J", help="Worker processes (or Ray CPUs); results do not depend on it.")
-@click.option("--backend", "backend_name", type=click.Choice(["local", "ray"]),
-              default="local", show_default=True,
-              help="local: this machine; ray: Ray tasks (the optional `ray` extra).")
-@click.option("--address", default=None, metavar="ADDR",
-              help="With --backend ray: the cluster to join (default: start a local Ray).")
+@backend_options
 @click.option("--out", "out_dir", type=click.Path(file_okay=False), default=None,
               metavar="DIR", help="Write tournament.json, battles.jsonl (as battles finish), "
               "results.json, results.csv, heatmap.png and timing.json here.")

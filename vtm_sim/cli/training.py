@@ -11,11 +11,11 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 import click
 
-from vtm_sim.cli.base import _dump, _fail, main, user_errors
+from vtm_sim.cli.base import _dump, _fail, backend_options, main, user_errors
 from vtm_sim.errors import ConfigError
 
 if TYPE_CHECKING:
@@ -209,13 +209,7 @@ def _load(model: str) -> Any:
               metavar="N", help="Seeded battles per seat and opponent.")
 @click.option("--seed", type=int, default=0, show_default=True, metavar="S",
               help="First seed.")
-@click.option("--jobs", type=click.IntRange(1, 1024), default=1, show_default=True,
-              metavar="J", help="Worker processes (or Ray CPUs); results do not depend on it.")
-@click.option("--backend", "backend_name", type=click.Choice(["local", "ray"]),
-              default="local", show_default=True,
-              help="local: this machine; ray: Ray tasks (the optional `ray` extra).")
-@click.option("--address", default=None, metavar="ADDR",
-              help="With --backend ray: the cluster to join (default: start a local Ray).")
+@backend_options
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def evaluate_cmd(model: str, env_id: str | None, opponents: str, episodes: int, seed: int,
                  jobs: int, backend_name: str, address: str | None, as_json: bool) -> None:
@@ -224,8 +218,9 @@ def evaluate_cmd(model: str, env_id: str | None, opponents: str, episodes: int, 
     MODEL is a saved model (NAME.zip, which needs torch), a policy exported to
     .npz (numpy only) or a shipped one, trained:NAME (numpy only).
     """
-    from agents.adapter import AgentPolicy
     from agents.evaluation import evaluate_named
+    from envs.actions import ActionCatalog
+    from envs.observation import OBS_VERSION
     from vtm_sim.backends import backend
 
     agent = _load(model)
@@ -235,14 +230,11 @@ def evaluate_cmd(model: str, env_id: str | None, opponents: str, episodes: int, 
             raise ConfigError(f"--env {env_id}: plays {scenario.name}, the model was trained "
                               f"on {agent.info.scenario}")
         makers = policy_makers(_names(opponents, "--opponents"), scenario, "--opponents")
-        mode: Literal["flat", "dict"] = "dict" if agent.info.obs_mode == "dict" else "flat"
-        policy = AgentPolicy(agent, scenario, obs_mode=mode)
-        from envs.observation import OBS_VERSION
-
+        size = ActionCatalog.for_scenario(scenario).size
         # an older layout that today's only appends to plays its prefix (agents.numpy_policy)
-        if agent.info.obs_version == OBS_VERSION and policy.catalog.size != agent.info.catalog_size:
+        if agent.info.obs_version == OBS_VERSION and size != agent.info.catalog_size:
             raise ConfigError(f"MODEL {model}: {agent.info.catalog_size} actions, the "
-                              f"scenario's catalog has {policy.catalog.size}")
+                              f"scenario's catalog has {size}")
         runner = backend(backend_name, jobs, address)
         # the workers build the model's policy from its name, as a tournament's do
         player = model if model.startswith("trained:") else f"model:{Path(model).resolve()}"
