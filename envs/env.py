@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Final, SupportsFloat, cast
+from typing import Any, Final, Literal, SupportsFloat, cast
 
 import gymnasium as gym
 import numpy as np
@@ -16,15 +16,18 @@ from envs.match import (
     Match,
     ObsMode,
     ObsType,
+    load,
 )
 from envs.observation import OBS_VERSION
 from envs.opponents import OpponentSpec, build_policies, opponent_factories
 from vtm_sim.battle import Battle
 from vtm_sim.scenario import Scenario
 
-__all__ = ["VtmEnv"]
+__all__ = ["CONTROLS", "Control", "VtmEnv"]
 
 MAX_RESET_TRIES: Final = 100
+Control = Literal["combatant", "side"]
+CONTROLS: Final[tuple[str, ...]] = ("combatant", "side")
 
 
 class VtmEnv(gym.Env[ObsType, np.int64]):
@@ -93,6 +96,12 @@ class VtmEnv(gym.Env[ObsType, np.int64]):
 
     - ``scenario``: a scenario name, a YAML path or a loaded ``Scenario`` (``"duel"``).
     - ``agent_id``: the combatant the agent plays (0).
+    - ``control``: ``"combatant"`` (default: the agent plays ``agent_id`` alone, its
+      allies are answered by the opponent policies) or ``"side"`` (the agent plays
+      every combatant of ``agent_id``'s side, as a policy does in a tournament or
+      ``vtm-sim evaluate``: each step is the decision of whichever of them the rules
+      ask, seen from that combatant; the reward is the side's, and with shaping the
+      levels the whole side took count against it).
     - ``opponents``: policies of the others (:mod:`envs.opponents`; ``"nearest"``).
     - ``obs_mode``: ``"flat"`` or ``"dict"``.
     - ``illegal_action``: ``"penalize"`` (default: an action outside the mask is a pass
@@ -118,6 +127,7 @@ class VtmEnv(gym.Env[ObsType, np.int64]):
         scenario: str | Scenario = "duel",
         *,
         agent_id: int = 0,
+        control: Control = "combatant",
         opponents: OpponentSpec = None,
         obs_mode: ObsMode = "flat",
         illegal_action: IllegalAction = DEFAULT_ILLEGAL_ACTION,
@@ -127,9 +137,18 @@ class VtmEnv(gym.Env[ObsType, np.int64]):
         turn_limit: int | None = None,
         render_mode: str | None = None,
     ) -> None:
+        loaded = load(scenario)
+        n = len(loaded.fighters)
+        if not 0 <= agent_id < n:
+            raise ValueError(f"agent_id {agent_id}: the scenario has combatants 0..{n - 1}")
+        if control not in CONTROLS:
+            raise ValueError(f"control {control!r}: expected 'combatant' or 'side'")
+        side = loaded.fighters[agent_id].side
+        self.learners = ([agent_id] if control == "combatant" else
+                         [i for i, f in enumerate(loaded.fighters) if f.side == side])
         self.match = m = Match(
-            scenario,
-            [agent_id],
+            loaded,
+            self.learners,
             obs_mode=obs_mode,
             illegal_action=illegal_action,
             illegal_penalty=illegal_penalty,
@@ -139,11 +158,9 @@ class VtmEnv(gym.Env[ObsType, np.int64]):
             render_mode=render_mode,
         )
         self.scenario = m.scenario
-        n = len(self.scenario.fighters)
-        if not 0 <= agent_id < n:
-            raise ValueError(f"agent_id {agent_id}: the scenario has combatants 0..{n - 1}")
         self.agent_id = agent_id
-        self.side = self.scenario.fighters[agent_id].side
+        self.control = control
+        self.side = side
         self.catalog = m.catalog
         self.encoder = m.encoder
         self.obs_mode = obs_mode
@@ -160,7 +177,7 @@ class VtmEnv(gym.Env[ObsType, np.int64]):
         self.render_mode = render_mode
         self.obs_version = OBS_VERSION
         self._factories = opponent_factories(
-            opponents, [i for i in range(n) if i != agent_id], self.scenario)
+            opponents, [i for i in range(n) if i not in self.learners], self.scenario)
 
     @property
     def battle(self) -> Battle | None:
@@ -182,7 +199,8 @@ class VtmEnv(gym.Env[ObsType, np.int64]):
                 f"scenario {self.scenario.name!r}: the battle ended before combatant "
                 f"{self.agent_id} could decide, {MAX_RESET_TRIES} times in a row"
             )
-        return m.observe(self.agent_id), m.info(self.agent_id, m.mask, False)
+        me = self._asked()
+        return m.observe(me), self._info(me, False)
 
     def step(
         self, action: np.int64 | int
@@ -193,10 +211,29 @@ class VtmEnv(gym.Env[ObsType, np.int64]):
             raise gym.error.ResetNeeded("call reset() before step()")
         if b.pending is None:
             raise gym.error.ResetNeeded("the battle is over: call reset()")
-        me = self.agent_id
+        me = self._asked()
         choice, illegal = m.resolve(int(action), f"combatant {me}")
         terminated = m.play(choice) is None
-        return m.observe(me), m.reward(me, illegal), terminated, False, m.info(me, m.mask, illegal)
+        reward = m.reward(me, illegal, self.learners)
+        if not terminated:
+            me = self._asked()
+        return m.observe(me), reward, terminated, False, self._info(me, illegal)
+
+    def _asked(self) -> int:
+        """The learner the pending decision is for (``agent_id`` when the battle is over
+        or the agent plays one combatant)."""
+        if self.control == "combatant":
+            return self.agent_id
+        b = self.match.battle
+        d = b.pending if b is not None else None
+        return self.agent_id if d is None else d.actor
+
+    def _info(self, me: int, illegal: bool) -> dict[str, Any]:
+        m = self.match
+        info = m.info(me, m.mask, illegal)
+        if self.control == "side":
+            info["illegal_actions"] = sum(m.illegal_counts[i] for i in self.learners)
+        return info
 
     def render(self) -> str | np.ndarray | None:
         """``"ansi"``: the narration of the events since the last step; ``"rgb_array"``:

@@ -197,8 +197,9 @@ class Match:
         self.mask = self.catalog.mask(d)
 
     # --- what agents get ----------------------------------------------------------------
-    def reward(self, i: int, illegal: bool) -> float:
-        """Combatant ``i``'s reward for the last step: penalty, shaping, outcome."""
+    def reward(self, i: int, illegal: bool, team: list[int] | None = None) -> float:
+        """Combatant ``i``'s reward for the last step: penalty, shaping, outcome.
+        ``team``: the combatants whose levels taken count against the reward (``[i]``)."""
         b = self.battle
         reward = 0.0
         if illegal:
@@ -210,7 +211,12 @@ class Match:
             for j, s in enumerate(self.sides):
                 if s != side:
                     dealt += taken[j]
-            reward += self.shaping * (dealt - taken[i])
+            own = taken[i]
+            if team is not None:
+                own = 0
+                for j in team:
+                    own += taken[j]
+            reward += self.shaping * (dealt - own)
         if b is not None and b.pending is None and b.winner is not None:
             reward += 1.0 if b.winner == self.sides[i] else -1.0
         return reward

@@ -494,3 +494,77 @@ def test_move3_the_env_offers_jumping_and_observes_the_obstacle() -> None:
             obs, _, term, trunc, info = env.step(a)
             done = term or trunc
     assert seen_jump
+
+
+# --- control="side": the agent plays its whole side, as a policy does in a tournament -------
+def test_side_control_passes_check_env() -> None:
+    check_env(gym.make("vtm_sim/Gunfight-v0", agent_id=3, control="side").unwrapped)
+
+
+def test_side_control_asks_every_combatant_of_the_side_and_only_them() -> None:
+    env = VtmEnv("gunfight", agent_id=3, control="side", opponents="tactician")
+    sides = [f.side for f in env.scenario.fighters]
+    assert env.learners == [3, 4, 5]
+    rng = np.random.default_rng(0)
+    asked: set[int] = set()
+    for ep in range(8):
+        obs, info = env.reset(seed=ep)
+        done = False
+        while not done:
+            b = env.battle
+            assert b is not None and b.pending is not None
+            actor = b.pending.actor
+            assert sides[actor] == 1
+            asked.add(actor)
+            # the observation is the asked combatant's own
+            assert np.array_equal(obs, env.encoder.encode(b, actor))
+            obs, _, term, trunc, info = env.step(masked_random(info["action_mask"], rng))
+            done = term or trunc
+        assert info["winner"] == (-1 if env.battle.winner is None else env.battle.winner)
+    assert asked == {3, 4, 5}
+
+
+def test_side_control_reward_and_shaping_are_the_sides() -> None:
+    env = VtmEnv("gunfight", agent_id=0, control="side", shaping=0.5)
+    sides = [f.side for f in env.scenario.fighters]
+    rng = np.random.default_rng(3)
+    for ep in range(4):
+        _, info = env.reset(seed=ep)
+        assert env.battle is not None
+        start = len(env.battle.log.events)
+        total, done = 0.0, False
+        while not done:
+            _, r, term, trunc, info = env.step(masked_random(info["action_mask"], rng))
+            total += float(r)
+            done = term or trunc
+        b = env.battle
+        dealt = taken = 0
+        for ev in b.log.events[start:]:
+            if ev["e"] == EventKind.DAMAGE:
+                if sides[ev["who"]] == 0:
+                    taken += ev["levels"]
+                else:
+                    dealt += ev["levels"]
+        terminal = 0.0 if b.winner is None else (1.0 if b.winner == 0 else -1.0)
+        assert total == pytest.approx(0.5 * (dealt - taken) + terminal)
+
+
+def test_side_control_is_the_default_combatant_control_in_a_duel() -> None:
+    # one combatant a side: the two controls play the same battles
+    a, b = VtmEnv("duel"), VtmEnv("duel", control="side")
+    rng_a, rng_b = np.random.default_rng(5), np.random.default_rng(5)
+    for ep in range(3):
+        oa, ia = a.reset(seed=ep)
+        ob, ib = b.reset(seed=ep)
+        done = False
+        while not done:
+            assert np.array_equal(oa, ob)
+            oa, ra, ta, _, ia = a.step(masked_random(ia["action_mask"], rng_a))
+            ob, rb, tb, _, ib = b.step(masked_random(ib["action_mask"], rng_b))
+            assert (ra, ta) == (rb, tb)
+            done = ta
+
+
+def test_unknown_control_is_refused() -> None:
+    with pytest.raises(ValueError, match="control 'team'"):
+        VtmEnv(control="team")  # type: ignore[arg-type]
