@@ -10,13 +10,13 @@ experiments/results/shipped.md used the compiled build, ``VTM_SIM_COMPILE=1``):
 
     vtm-sim train --env ID --algo maskable-ppo --timesteps N --seed S \\
         --opponents A,B,C --n-envs K \\
-        --config experiments/hyperparams/shipped.yml --out runs/shipped/NAME --json
+        --config CONFIG --out runs/shipped/NAME --json
     vtm-sim export-policy runs/shipped/NAME/Env-v0.zip --out agents/policies/NAME.npz
     vtm-sim evaluate trained:NAME --opponents ladder:1,ladder:2,ladder:3 --episodes E --jobs 2
     vtm-sim evaluate trained:NAME --opponents ladder:4 --episodes P --jobs 2   (the planner)
 
-with each scenario's recipe (``RECIPES``: steps, training opponents, sub-envs). It then writes
-``runs/shipped/report.json`` (training summaries, evaluations) and
+with each scenario's recipe (``RECIPES``: steps, training opponents, sub-envs, config).
+It then writes ``runs/shipped/report.json`` (training summaries, evaluations) and
 ``runs/shipped/report.md`` (the table of experiments/results/shipped.md). The
 run folders (.zip models, TensorBoard logs) stay under runs/, which git ignores;
 only the exported .npz files are committed.
@@ -37,14 +37,17 @@ VTM_SIM = [sys.executable, "-c", "from vtm_sim.cli import main; main()"]
 ENVS = {"duel": "vtm_sim/Duel-v0", "gunfight": "vtm_sim/Gunfight-v0"}
 # Each recipe: the timesteps, training opponents and sub-envs of the shipped policy (its
 # training fits issue 10's 20 minutes on a 2-core machine). trained:gunfight (2026-12-01,
-# compiled build, 15.6 min) trains against deadeye, the tactician with the called shots of
-# the gunfight planner's prior (configs/tactics/), with 6 sub-envs so that each seat meets
-# each opponent; trained:duel is the earlier recipe (pure build, 11.4 min), kept because
-# the duel recipes tried since did not beat it (experiments/results/shipped.md).
+# compiled build, 8.9 min) plays its whole side in training (shipped_side.yml: env control
+# "side", as evaluate plays it) against deadeye (the tactician with the called shots of the
+# gunfight planner's prior, configs/tactics/), the tactician and berserker, with 6 sub-envs
+# so that each seat meets each opponent; trained:duel is the earlier recipe (pure build,
+# 11.4 min), kept because the duel recipes tried since did not beat it
+# (experiments/results/shipped.md).
 RECIPES: dict[str, dict[str, Any]] = {
-    "duel": {"timesteps": 240_000, "opponents": "nearest,tactician,berserker", "n_envs": 4},
-    "gunfight": {"timesteps": 480_000, "opponents": "tactician,deadeye,berserker",
-                 "n_envs": 6},
+    "duel": {"timesteps": 240_000, "opponents": "nearest,tactician,berserker", "n_envs": 4,
+             "config": "experiments/hyperparams/shipped.yml"},
+    "gunfight": {"timesteps": 560_000, "opponents": "tactician,deadeye,berserker",
+                 "n_envs": 6, "config": "experiments/hyperparams/shipped_side.yml"},
 }
 LADDER = ["ladder:1", "ladder:2", "ladder:3"]
 TOP = "ladder:4"
@@ -84,7 +87,7 @@ def main() -> None:
         train[name] = finish(start([
             "train", "--env", ENVS[name], "--timesteps", str(recipe["timesteps"]),
             "--seed", str(a.seed), "--opponents", str(recipe["opponents"]),
-            "--n-envs", str(recipe["n_envs"]), "--config", "experiments/hyperparams/shipped.yml",
+            "--n-envs", str(recipe["n_envs"]), "--config", str(recipe["config"]),
             "--out", str(out / name), "--json"]))
         npz = ROOT / "agents" / "policies" / f"{name}.npz"
         subprocess.run([*VTM_SIM, "export-policy", train[name]["model"], "--out", str(npz)],
