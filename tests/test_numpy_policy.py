@@ -212,6 +212,21 @@ def test_evaluate_names_an_unknown_shipped_policy_in_one_line() -> None:
     assert "MODEL trained:nope: no shipped policy 'nope' (shipped: duel, gunfight)" in out.output
 
 
+def test_evaluate_takes_a_model_as_every_command_names_it() -> None:
+    """MODEL may be model:PATH, the name `tournament --policies` and `fight` take."""
+    from agents.registered import POLICY_DIR
+
+    path = str(POLICY_DIR / "duel.npz")
+    args = ["--opponents", "nearest", "--episodes", "3", "--json"]
+    plain = CliRunner().invoke(main, ["evaluate", path, *args])
+    named = CliRunner().invoke(main, ["evaluate", f"model:{path}", *args])
+    assert plain.exit_code == 0 and named.exit_code == 0, (plain.output, named.output)
+    one, two = (json.loads(r.stdout[r.stdout.index("{"):]) for r in (plain, named))
+    assert one["opponents"] == two["opponents"] and one["opponents"]["nearest"]["0"]["games"] == 3
+    missing = CliRunner().invoke(main, ["evaluate", "model:nowhere.npz"])
+    assert missing.exit_code == 2 and "MODEL nowhere.npz: no such model file" in missing.output
+
+
 def test_evaluate_gives_the_same_table_with_two_jobs_and_matches_the_in_process_loop(
         tmp_path: Path) -> None:
     """`evaluate` plays a tournament's chunks: --jobs changes nothing, and the figures are

@@ -216,13 +216,15 @@ def evaluate_cmd(model: str, env_id: str | None, opponents: str, episodes: int, 
     """Win / draw / loss of a trained model per seat and pooled, with 95% intervals.
 
     MODEL is a saved model (NAME.zip, which needs torch), a policy exported to
-    .npz (numpy only) or a shipped one, trained:NAME (numpy only).
+    .npz (numpy only) or a shipped one, trained:NAME (numpy only); model:PATH
+    (as other commands name a model) is PATH.
     """
     from agents.evaluation import evaluate_named
     from envs.actions import ActionCatalog
     from envs.observation import OBS_VERSION
     from vtm_sim.backends import backend
 
+    model = model.removeprefix("model:")
     agent = _load(model)
     with user_errors():
         scenario = _scenario_of(env_id or agent.info.env_id or "vtm_sim/Duel-v0")
