@@ -149,6 +149,7 @@ class RunArgs:
     out: str
     config: str | None = None
     shaping: float | None = None
+    control: str | None = None  # envs.VtmEnv's control ("combatant" or "side")
 
 
 @dataclass
@@ -317,12 +318,18 @@ def train(
     env_kwargs = dict(hp.env_kwargs)
     if args.shaping is not None:
         env_kwargs["shaping"] = args.shaping
+    if args.control is not None:
+        env_kwargs["control"] = args.control
     subproc = hp.vec_env == "subproc" and args.n_envs > 1
     fns = _env_fns(args.env_id, scenario, opponents, args.n_envs, env_kwargs, hp,
                    run / "monitor", by_name=subproc)
-    # Resolve the env defaults the run actually used (shaping: the env's own default).
+    # Resolve the env defaults the run actually used (shaping: the env's own default; the
+    # control too, but self-play's env, the parallel one, has none: every agent is one).
+    self_play = not opponents
     probe = gym.make(args.env_id, **env_kwargs).unwrapped
     env_kwargs.setdefault("shaping", float(probe.shaping))  # type: ignore[attr-defined]
+    if not self_play:
+        env_kwargs.setdefault("control", str(probe.control))  # type: ignore[attr-defined]
     resolved = hp.model_dump()
     resolved.update(n_timesteps=args.timesteps, n_envs=args.n_envs, env_kwargs=env_kwargs)
     _write_yaml(meta_dir / "config.yml", resolved)

@@ -178,6 +178,8 @@ def test_train_writes_a_zoo_run_folder(tmp_path: Path, small_config: Path) -> No
     assert config["n_steps"] == 128 and config["n_timesteps"] == 512
     default_shaping = gym.make(ENV_ID).unwrapped.shaping  # one default: the env's
     assert config["env_kwargs"]["shaping"] == info["env_kwargs"]["shaping"] == default_shaping
+    # the control too: the env's default, one combatant
+    assert config["env_kwargs"]["control"] == gym.make(ENV_ID).unwrapped.control == "combatant"
     args = yaml.safe_load((out / "Duel-v0" / "args.yml").read_text())
     assert args["seed"] == 3 and args["opponents"] == ["nearest", "tactician"]
     assert (out / "Duel-v0" / "command.txt").read_text().startswith("vtm-sim train")
@@ -187,6 +189,29 @@ def test_train_writes_a_zoo_run_folder(tmp_path: Path, small_config: Path) -> No
     evals = np.load(out / "evaluations.npz")
     assert list(evals["opponents"]) == ["nearest", "tactician"] and len(evals["timesteps"]) >= 2
     assert LearnedAgent.load(out / "Duel-v0.zip").info.env_id == ENV_ID
+
+
+def test_train_control_side_plays_the_whole_side(tmp_path: Path, small_config: Path) -> None:
+    """--control side: every sub-env's learner plays all the combatants of its seat, as
+    evaluate plays the policy; the run folder and the command line say so."""
+    out = tmp_path / "side"
+    code, text = run("train", "--env", "vtm_sim/Gunfight-v0", "--timesteps", "256",
+                     "--opponents", "tactician", "--n-envs", "2", "--control", "side",
+                     "--config", str(small_config), "--out", str(out), "--json")
+    assert code == 0, text
+    config = yaml.safe_load((out / "Gunfight-v0" / "config.yml").read_text())
+    assert config["env_kwargs"]["control"] == "side"
+    assert "--control side" in (out / "Gunfight-v0" / "command.txt").read_text()
+    info = json.loads((out / "Gunfight-v0.json").read_text())
+    env = gym.make(info["env_id"], agent_id=3, **info["env_kwargs"]).unwrapped
+    assert env.learners == [3, 4, 5]
+
+
+def test_train_refuses_control_side_with_self_play(small_config: Path) -> None:
+    r = CliRunner().invoke(main, ["train", "--opponents", "self", "--control", "side",
+                                  "--config", str(small_config)])
+    assert r.exit_code == 2 and r.output.strip().count("\n") == 0
+    assert "--control side: self-play" in r.output
 
 
 def test_train_by_self_play_against_past_snapshots(tmp_path: Path, small_config: Path) -> None:

@@ -100,6 +100,10 @@ def _default_out(algo: str, env_id: str) -> Path:
               "plays seat k mod the number of sides.")
 @click.option("--shaping", type=float, default=None, metavar="W",
               help="Reward per health level dealt minus taken (default: the env's default).")
+@click.option("--control", type=click.Choice(["combatant", "side"]), default=None,
+              help="combatant: the learner plays the first combatant of its seat, "
+              "--opponents its allies too; side: it plays the whole side, as evaluate and "
+              "tournaments play a policy (default: the env's default, combatant).")
 @click.option("--config", "config_file", type=click.Path(dir_okay=False), default=None,
               metavar="FILE", help="YAML of hyperparameters overriding "
               "experiments/hyperparams/<algo>.yml.")
@@ -108,7 +112,8 @@ def _default_out(algo: str, env_id: str) -> Path:
 @click.option("--json", "as_json", is_flag=True, help="Print the run's summary as JSON.")
 def train_cmd(env_id: str, algo: str, timesteps: int | None, seed: int, opponents: str,
               eval_opponents: str | None, n_envs: int | None, shaping: float | None,
-              config_file: str | None, out_dir: str | None, as_json: bool) -> None:
+              control: str | None, config_file: str | None, out_dir: str | None,
+              as_json: bool) -> None:
     """Train an agent with stable-baselines3 into a run folder (RL Zoo layout).
 
     Evaluates it against --eval-opponents as it learns (TensorBoard logs in
@@ -126,6 +131,9 @@ def train_cmd(env_id: str, algo: str, timesteps: int | None, seed: int, opponent
         if SELF in opp and opp != (SELF,):
             raise ConfigError("--opponents: 'self' trains against past snapshots only; "
                               "give it alone")
+        if opp == (SELF,) and (control or hp.env_kwargs.get("control")) == "side":
+            raise ConfigError("--control side: self-play (--opponents self) trains one "
+                              "combatant against its league; give --control combatant")
         train_makers = {} if opp == (SELF,) else policy_makers(list(opp), scenario,
                                                                "--opponents")
         default_eval = DEFAULT_OPPONENTS if opp == (SELF,) else opponents
@@ -135,7 +143,7 @@ def train_cmd(env_id: str, algo: str, timesteps: int | None, seed: int, opponent
         args = RunArgs(env_id=env_id, algo=algo, timesteps=timesteps or hp.n_timesteps,
                        seed=seed, opponents=opp, eval_opponents=tuple(eval_names),
                        n_envs=n_envs or hp.n_envs, out=str(out), config=config_file,
-                       shaping=shaping)
+                       shaping=shaping, control=control)
         pairs = len(seats(scenario)) * max(1, len(train_makers))
         if args.n_envs < pairs:  # sub-env k: seat k mod S, opponent (k div S) mod O
             click.echo(f"warning: --n-envs {args.n_envs} covers {args.n_envs} of the {pairs} "
@@ -174,6 +182,8 @@ def _command_line(args: RunArgs) -> list[str]:
         words += ["--config", args.config]
     if args.shaping is not None:
         words += ["--shaping", repr(args.shaping)]
+    if args.control is not None:
+        words += ["--control", args.control]
     return [shlex.quote(w) for w in words]
 
 
