@@ -150,6 +150,7 @@ class RunArgs:
     config: str | None = None
     shaping: float | None = None
     control: str | None = None  # envs.VtmEnv's control ("combatant" or "side")
+    init: str | None = None  # a saved model (.zip) whose weights the run starts from
 
 
 @dataclass
@@ -353,6 +354,8 @@ def train(
         policy_kwargs={"net_arch": list(hp.policy_kwargs.net_arch), "activation_fn": activation},
         tensorboard_log=str(run / "tb"), verbose=0,
     )
+    if args.init is not None:
+        warm_start(model, algo_cls, args.init)
     info = ModelInfo(
         algo=cls_name, env_id=args.env_id, scenario=scenario.name,
         agent_id=first_of_side(scenario, seats(scenario)[0]),
@@ -383,6 +386,31 @@ def train(
     (run / "summary.json").write_text(json.dumps(result.to_json(), indent=2) + "\n",
                                       encoding="utf-8")
     return result
+
+
+def warm_start(model: Any, algo_cls: Any, init: str) -> None:
+    """Copy the policy weights of the saved model ``init`` into ``model`` (as the RL Zoo's
+    ``--trained-agent``): the run goes on learning from them with its own hyperparameters
+    and optimizer. ConfigError when the file does not load or its network does not fit."""
+    path = Path(init).with_suffix(".zip")
+    if not path.is_file():
+        raise ConfigError(f"--init {init}: no such model file")
+    try:
+        old = algo_cls.load(str(path), device="cpu")
+    except Exception as exc:  # SB3 raises many kinds on a foreign or broken zip
+        raise ConfigError(f"--init {init}: cannot load ({type(exc).__name__}: {exc})"
+                          ) from None
+    if (old.observation_space.shape != model.observation_space.shape
+            or old.action_space.n != model.action_space.n):
+        raise ConfigError(
+            f"--init {init}: observations {old.observation_space.shape} and "
+            f"{old.action_space.n} actions, this env has {model.observation_space.shape} "
+            f"and {model.action_space.n}")
+    try:
+        model.policy.load_state_dict(old.policy.state_dict())
+    except RuntimeError:
+        raise ConfigError(f"--init {init}: its network is not this run's policy_kwargs "
+                          "(net_arch, activation_fn)") from None
 
 
 def _save(model: Any, path: Path, info: ModelInfo) -> Path:

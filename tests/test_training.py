@@ -207,6 +207,53 @@ def test_train_control_side_plays_the_whole_side(tmp_path: Path, small_config: P
     assert env.learners == [3, 4, 5]
 
 
+def test_init_starts_a_run_from_a_saved_models_weights(tmp_path: Path,
+                                                       small_config: Path) -> None:
+    """--init MODEL: the new run's policy starts as MODEL's (warm_start copies every
+    weight), learns on with its own hyperparameters, and says so in command.txt."""
+    from sb3_contrib import MaskablePPO
+
+    from agents.training import warm_start
+
+    first = tmp_path / "first"
+    code, text = run("train", "--timesteps", "256", "--n-envs", "2", "--config",
+                     str(small_config), "--out", str(first), "--json")
+    assert code == 0, text
+    saved = MaskablePPO.load(str(first / "Duel-v0.zip"), device="cpu")
+    fresh = MaskablePPO("MlpPolicy", gym.make(ENV_ID), seed=9, device="cpu",
+                        policy_kwargs={"net_arch": [64, 64], "activation_fn": torch.nn.Tanh})
+    before = {k: v.clone() for k, v in fresh.policy.state_dict().items()}
+    warm_start(fresh, MaskablePPO, str(first / "Duel-v0.zip"))
+    after, want = fresh.policy.state_dict(), saved.policy.state_dict()
+    assert all(torch.equal(after[k], want[k]) for k in want)
+    assert not all(torch.equal(before[k], want[k]) for k in want)
+    second = tmp_path / "second"
+    code, text = run("train", "--timesteps", "256", "--n-envs", "2", "--config",
+                     str(small_config), "--init", str(first / "Duel-v0.zip"), "--out",
+                     str(second), "--json")
+    assert code == 0, text
+    assert "--init" in (second / "Duel-v0" / "command.txt").read_text()
+
+
+def test_init_with_a_missing_or_unfit_model_is_one_line(tmp_path: Path,
+                                                        small_config: Path) -> None:
+    r = CliRunner().invoke(main, ["train", "--init", str(tmp_path / "nowhere.zip"),
+                                  "--config", str(small_config)])
+    assert r.exit_code == 2 and r.output.strip().count("\n") == 0
+    assert "--init" in r.output and "no such model file" in r.output
+    first = tmp_path / "first"
+    code, text = run("train", "--timesteps", "256", "--n-envs", "2", "--config",
+                     str(small_config), "--out", str(first), "--json")
+    assert code == 0, text
+    wide = tmp_path / "wide.yml"
+    wide.write_text(yaml.safe_dump({**SMALL, "policy_kwargs": {"net_arch": [32]}}))
+    r = CliRunner().invoke(main, ["train", "--timesteps", "256", "--n-envs", "4",
+                                  "--config", str(wide), "--init", str(first / "Duel-v0.zip"),
+                                  "--out", str(tmp_path / "second")])
+    assert r.exit_code == 2 and r.output.strip().count("\n") == 0, r.output
+    assert "its network is not this run's policy_kwargs" in r.output
+
+
 def test_train_refuses_control_side_with_self_play(small_config: Path) -> None:
     r = CliRunner().invoke(main, ["train", "--opponents", "self", "--control", "side",
                                   "--config", str(small_config)])

@@ -104,6 +104,9 @@ def _default_out(algo: str, env_id: str) -> Path:
               help="combatant: the learner plays the first combatant of its seat, "
               "--opponents its allies too; side: it plays the whole side, as evaluate and "
               "tournaments play a policy (default: the env's default, combatant).")
+@click.option("--init", "init_model", default=None, metavar="MODEL",
+              help="Start from the weights of a saved model (.zip, same env and network) "
+              "and go on learning with this run's hyperparameters.")
 @click.option("--config", "config_file", type=click.Path(dir_okay=False), default=None,
               metavar="FILE", help="YAML of hyperparameters overriding "
               "experiments/hyperparams/<algo>.yml.")
@@ -112,8 +115,8 @@ def _default_out(algo: str, env_id: str) -> Path:
 @click.option("--json", "as_json", is_flag=True, help="Print the run's summary as JSON.")
 def train_cmd(env_id: str, algo: str, timesteps: int | None, seed: int, opponents: str,
               eval_opponents: str | None, n_envs: int | None, shaping: float | None,
-              control: str | None, config_file: str | None, out_dir: str | None,
-              as_json: bool) -> None:
+              control: str | None, init_model: str | None, config_file: str | None,
+              out_dir: str | None, as_json: bool) -> None:
     """Train an agent with stable-baselines3 into a run folder (RL Zoo layout).
 
     Evaluates it against --eval-opponents as it learns (TensorBoard logs in
@@ -143,7 +146,9 @@ def train_cmd(env_id: str, algo: str, timesteps: int | None, seed: int, opponent
         args = RunArgs(env_id=env_id, algo=algo, timesteps=timesteps or hp.n_timesteps,
                        seed=seed, opponents=opp, eval_opponents=tuple(eval_names),
                        n_envs=n_envs or hp.n_envs, out=str(out), config=config_file,
-                       shaping=shaping, control=control)
+                       shaping=shaping, control=control, init=init_model)
+        if init_model is not None and not Path(init_model).with_suffix(".zip").is_file():
+            raise ConfigError(f"--init {init_model}: no such model file")
         pairs = len(seats(scenario)) * max(1, len(train_makers))
         if args.n_envs < pairs:  # sub-env k: seat k mod S, opponent (k div S) mod O
             click.echo(f"warning: --n-envs {args.n_envs} covers {args.n_envs} of the {pairs} "
@@ -184,6 +189,8 @@ def _command_line(args: RunArgs) -> list[str]:
         words += ["--shaping", repr(args.shaping)]
     if args.control is not None:
         words += ["--control", args.control]
+    if args.init is not None:
+        words += ["--init", args.init]
     return [shlex.quote(w) for w in words]
 
 
