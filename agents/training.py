@@ -368,8 +368,8 @@ def train(
     evaluator = _evaluator(info, scenario, eval_makers, hp, run, log)
     callbacks.append(evaluator)
     if hp.checkpoint_freq:
-        callbacks.append(CheckpointCallback(max(hp.checkpoint_freq // args.n_envs, 1), str(run),
-                                            name_prefix="rl_model"))
+        callbacks.append(_checkpoints(CheckpointCallback, info,
+                                      max(hp.checkpoint_freq // args.n_envs, 1), run))
     if not opponents:
         callbacks.append(_league_callback(hp))
         _snapshot(model)  # the league starts with the untrained policy
@@ -411,6 +411,25 @@ def warm_start(model: Any, algo_cls: Any, init: str) -> None:
     except RuntimeError:
         raise ConfigError(f"--init {init}: its network is not this run's policy_kwargs "
                           "(net_arch, activation_fn)") from None
+
+
+def _checkpoints(base: Any, info: ModelInfo, save_freq: int, run: Path) -> Any:
+    """SB3's CheckpointCallback (``rl_model_<N>_steps.zip``) that also writes each
+    checkpoint's metadata beside it, as :func:`_save` does for the final model, so that
+    ``evaluate``, ``export-policy`` and ``model:PATH`` take a checkpoint too."""
+    from dataclasses import asdict
+
+    meta = json.dumps(asdict(info), indent=2) + "\n"
+
+    class Checkpoints(base):  # type: ignore[misc,unused-ignore]
+        def _on_step(self) -> bool:
+            go_on: bool = super()._on_step()
+            if self.n_calls % self.save_freq == 0:
+                zip_path = Path(self._checkpoint_path(extension="zip"))
+                zip_path.with_suffix(".json").write_text(meta, encoding="utf-8")
+            return go_on
+
+    return Checkpoints(save_freq, str(run), name_prefix="rl_model")
 
 
 def _save(model: Any, path: Path, info: ModelInfo) -> Path:

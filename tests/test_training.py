@@ -186,6 +186,11 @@ def test_train_writes_a_zoo_run_folder(tmp_path: Path, small_config: Path) -> No
     assert "torch" in yaml.safe_load((out / "Duel-v0" / "versions.yml").read_text())
     assert list((out / "tb").rglob("events.out.tfevents.*"))
     assert list(out.glob("rl_model_*_steps.zip")) and (out / "best_model.zip").exists()
+    # every checkpoint has its metadata, so it evaluates and exports like the final model
+    checkpoint = sorted(out.glob("rl_model_*_steps.zip"))[0]
+    assert json.loads(checkpoint.with_suffix(".json").read_text()) == info
+    code, text = run("export-policy", str(checkpoint), "--out", str(tmp_path / "ck.npz"))
+    assert code == 0, text
     evals = np.load(out / "evaluations.npz")
     assert list(evals["opponents"]) == ["nearest", "tactician"] and len(evals["timesteps"]) >= 2
     assert LearnedAgent.load(out / "Duel-v0.zip").info.env_id == ENV_ID
