@@ -9,13 +9,14 @@ Runs, exactly as a user would (each training alone on the machine, ``nice -n 5``
 experiments/results/shipped.md used the compiled build, ``VTM_SIM_COMPILE=1``):
 
     vtm-sim train --env ID --algo maskable-ppo --timesteps N --seed S \\
-        --opponents A,B,C --n-envs K \\
-        --config CONFIG --out runs/shipped/NAME --json
-    vtm-sim export-policy runs/shipped/NAME/Env-v0.zip --out agents/policies/NAME.npz
+        --opponents A,B,C --n-envs K [--eval-opponents ...] [--init PREVIOUS_STAGE.zip] \\
+        --config CONFIG --out runs/shipped/NAME/stageK --json       (once a stage)
+    vtm-sim export-policy runs/shipped/NAME/stageK/Env-v0.zip --out agents/policies/NAME.npz
     vtm-sim evaluate trained:NAME --opponents ladder:1,ladder:2,ladder:3 --episodes E --jobs 2
     vtm-sim evaluate trained:NAME --opponents ladder:4 --episodes P --jobs 2   (the planner)
 
-with each scenario's recipe (``RECIPES``: steps, training opponents, sub-envs, config).
+with each scenario's recipe (``RECIPES``: its stages' steps, training opponents, sub-envs,
+config).
 It then writes ``runs/shipped/report.json`` (training summaries, evaluations) and
 ``runs/shipped/report.md`` (the table of experiments/results/shipped.md). The
 run folders (.zip models, TensorBoard logs) stay under runs/, which git ignores;
@@ -35,19 +36,28 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 VTM_SIM = [sys.executable, "-c", "from vtm_sim.cli import main; main()"]
 ENVS = {"duel": "vtm_sim/Duel-v0", "gunfight": "vtm_sim/Gunfight-v0"}
-# Each recipe: the timesteps, training opponents and sub-envs of the shipped policy (its
-# training fits issue 10's 20 minutes on a 2-core machine). trained:gunfight (2026-12-01,
-# compiled build, 8.9 min) plays its whole side in training (shipped_side.yml: env control
-# "side", as evaluate plays it) against deadeye (the tactician with the called shots of the
-# gunfight planner's prior, configs/tactics/), the tactician and berserker, with 6 sub-envs
-# so that each seat meets each opponent; trained:duel is the earlier recipe (pure build,
-# 11.4 min), kept because the duel recipes tried since did not beat it
-# (experiments/results/shipped.md).
-RECIPES: dict[str, dict[str, Any]] = {
-    "duel": {"timesteps": 240_000, "opponents": "nearest,tactician,berserker", "n_envs": 4,
-             "config": "experiments/hyperparams/shipped.yml"},
-    "gunfight": {"timesteps": 560_000, "opponents": "tactician,deadeye,berserker",
-                 "n_envs": 6, "config": "experiments/hyperparams/shipped_side.yml"},
+# Each recipe: one or more training stages, each the timesteps, training opponents, sub-envs
+# and config of one `vtm-sim train`; a later stage starts from the model of the one before
+# (`--init`). The stages together fit issue 10's 20 minutes on a 2-core machine.
+# trained:gunfight (2026-12-01, compiled build, 8.9 min) plays its whole side in training
+# (shipped_side.yml: env control "side", as evaluate plays it) against deadeye (the
+# tactician with the called shots of the gunfight planner's prior, configs/tactics/), the
+# tactician and berserker, 6 sub-envs so that each seat meets each opponent.
+# trained:duel (2026-12-01, compiled build, 2.8 + 15.2 min): the earlier recipe against the
+# cheap rungs, then a stage against the planner itself (ladder:4, one sub-env a seat, each
+# in its own worker process: shipped_planner.yml).
+RECIPES: dict[str, list[dict[str, Any]]] = {
+    "duel": [
+        {"timesteps": 240_000, "opponents": "nearest,tactician,berserker", "n_envs": 4,
+         "config": "experiments/hyperparams/shipped.yml"},
+        {"timesteps": 120_000, "opponents": "ladder:4", "n_envs": 2,
+         "eval_opponents": "ladder:4,tactician",
+         "config": "experiments/hyperparams/shipped_planner.yml"},
+    ],
+    "gunfight": [
+        {"timesteps": 560_000, "opponents": "tactician,deadeye,berserker", "n_envs": 6,
+         "config": "experiments/hyperparams/shipped_side.yml"},
+    ],
 }
 LADDER = ["ladder:1", "ladder:2", "ladder:3"]
 TOP = "ladder:4"
@@ -62,7 +72,8 @@ def start(args: list[str]) -> subprocess.Popen[str]:
 def finish(proc: subprocess.Popen[str]) -> Any:
     out, err = proc.communicate()
     if proc.returncode != 0:
-        sys.exit(f"{' '.join(map(str, proc.args))} failed: {err.strip()[-2000:]}")
+        words = proc.args if isinstance(proc.args, list) else [proc.args]
+        sys.exit(f"{' '.join(str(w) for w in words)} failed: {err.strip()[-2000:]}")
     return json.loads(out[out.index("{"):])
 
 
@@ -83,14 +94,21 @@ def main() -> None:
     train: dict[str, Any] = {}
     results: dict[str, dict[str, Any]] = {}
     for name in names:  # one at a time: each training has the machine
-        recipe = RECIPES[name]
-        train[name] = finish(start([
-            "train", "--env", ENVS[name], "--timesteps", str(recipe["timesteps"]),
-            "--seed", str(a.seed), "--opponents", str(recipe["opponents"]),
-            "--n-envs", str(recipe["n_envs"]), "--config", str(recipe["config"]),
-            "--out", str(out / name), "--json"]))
+        stages: list[Any] = []
+        for k, stage in enumerate(RECIPES[name]):
+            args = ["train", "--env", ENVS[name], "--timesteps", str(stage["timesteps"]),
+                    "--seed", str(a.seed), "--opponents", str(stage["opponents"]),
+                    "--n-envs", str(stage["n_envs"]), "--config", str(stage["config"]),
+                    "--out", str(out / name / f"stage{k + 1}"), "--json"]
+            if "eval_opponents" in stage:
+                args += ["--eval-opponents", str(stage["eval_opponents"])]
+            if stages:
+                args += ["--init", str(stages[-1]["model"])]
+            stages.append(finish(start(args)))
+        train[name] = {"stages": stages,
+                       "wall_seconds": round(sum(st["wall_seconds"] for st in stages), 2)}
         npz = ROOT / "agents" / "policies" / f"{name}.npz"
-        subprocess.run([*VTM_SIM, "export-policy", train[name]["model"], "--out", str(npz)],
+        subprocess.run([*VTM_SIM, "export-policy", stages[-1]["model"], "--out", str(npz)],
                        cwd=ROOT, check=True, capture_output=True)
         merged: dict[str, Any] = {}
         for opponents, episodes in ((",".join(LADDER), a.episodes), (TOP, a.top_episodes)):
