@@ -51,6 +51,31 @@ def test_every_name_plays_a_seeded_battle_the_same_way_twice(name: str) -> None:
     assert logs[0] == logs[1]
 
 
+def test_planner_at_n_is_the_planner_at_n_rollouts() -> None:
+    """planner_at:N plays as planner does, at N rollouts a duel decision (the same battle
+    at the tournament's budget), and past two combatants at that budget's share."""
+    pol = registry.maker("planner_at:8", DUEL)(np.random.default_rng(0), 0)
+    assert isinstance(pol, PlannerPolicy) and pol.rollouts == 8
+    gunfight = load_scenario("gunfight")
+    crowd = registry.maker("planner_at:64", gunfight)(np.random.default_rng(0), 0)
+    assert crowd.rollouts == registry.maker("planner", gunfight)(
+        np.random.default_rng(0), 0).rollouts
+    logs = []
+    for name in ("planner", f"planner_at:{PLANNER_ROLLOUTS}"):
+        rng = np.random.default_rng([5, 7])
+        make = registry.maker(name, DUEL)
+        logs.append(play(DUEL.battle(seed=5), [make(rng, i) for i in range(2)]).log.sha256())
+    assert logs[0] == logs[1]
+    assert "planner_at:N" in registry.names()
+
+
+@pytest.mark.parametrize("bad", ["planner_at:0", "planner_at:x", "planner_at:-3",
+                                 "planner_at:99999"])
+def test_planner_at_needs_a_count_of_rollouts(bad: str) -> None:
+    with pytest.raises(ConfigError, match="expected planner_at:N"):
+        registry.maker(bad, DUEL)
+
+
 def test_planner_plays_at_the_tournament_budget() -> None:
     pol = registry.maker("planner", DUEL)(np.random.default_rng(0), 0)
     assert isinstance(pol, PlannerPolicy) and pol.rollouts == PLANNER_ROLLOUTS

@@ -105,7 +105,7 @@ def names() -> list[str]:
     return plain + tactics + ladder + families
 
 
-_ARG = {"model": "PATH", "tactic": "PATH", "trained": "NAME", "ladder": "N"}
+_ARG = {"model": "PATH", "tactic": "PATH", "trained": "NAME", "ladder": "N", "planner_at": "N"}
 
 
 def _unknown(name: str) -> ConfigError:
@@ -194,6 +194,20 @@ def _planner(scenario: Scenario, _arg: str) -> PolicyMaker:
                                                      seed=int(rng.integers(2**31)))
 
 
+def _planner_at(scenario: Scenario, arg: str) -> PolicyMaker:
+    """``planner_at:N``: the planner as ``planner`` plays it, at N rollouts a duel decision
+    instead of the tournament's budget (a cheaper or a stronger opponent; ladder:4 stays
+    ``planner``)."""
+    from vtm_sim.planner import PlannerPolicy
+
+    if not arg.isdigit() or not 1 <= int(arg) <= 4096:
+        raise ConfigError(f"policy 'planner_at:{arg}': expected planner_at:N, N rollouts a "
+                          "decision from 1 to 4096")
+    n, rollouts = len(scenario.fighters), int(arg)
+    return lambda rng, _cid: PlannerPolicy.for_fight(n, rollouts,
+                                                     seed=int(rng.integers(2**31)))
+
+
 def _tactic(_scenario: Scenario, path: str) -> PolicyMaker:
     from vtm_sim.playbook import TacticPolicy, load_tactic
 
@@ -212,6 +226,8 @@ register("tactician", _tactician, "picks attacks and defenses by their exact odd
 register("random", _random, "any legal option at random")
 register("planner", _planner, "rollouts from clones of the battle, at the tournament budget "
          "(fewer a decision, played on by the tactician, in fights of more than two)")
+register("planner_at", _planner_at, "the planner at N rollouts a duel decision (the "
+         "tournament's budget: vtm_sim.tournament.PLANNER_ROLLOUTS)", prefix=True)
 register("brawler", "agents.registered:brawler",
          "the scripted street fighter of agents/ (sees only the env's observation)")
 register("random_agent", "agents.registered:random_agent",
