@@ -417,16 +417,11 @@ def _checkpoints(base: Any, info: ModelInfo, save_freq: int, run: Path) -> Any:
     """SB3's CheckpointCallback (``rl_model_<N>_steps.zip``) that also writes each
     checkpoint's metadata beside it, as :func:`_save` does for the final model, so that
     ``evaluate``, ``export-policy`` and ``model:PATH`` take a checkpoint too."""
-    from dataclasses import asdict
-
-    meta = json.dumps(asdict(info), indent=2) + "\n"
-
     class Checkpoints(base):  # type: ignore[misc,unused-ignore]
         def _on_step(self) -> bool:
             go_on: bool = super()._on_step()
             if self.n_calls % self.save_freq == 0:
-                zip_path = Path(self._checkpoint_path(extension="zip"))
-                zip_path.with_suffix(".json").write_text(meta, encoding="utf-8")
+                _write_info(Path(self._checkpoint_path(extension="zip")), info)
             return go_on
 
     return Checkpoints(save_freq, str(run), name_prefix="rl_model")
@@ -435,11 +430,16 @@ def _checkpoints(base: Any, info: ModelInfo, save_freq: int, run: Path) -> Any:
 def _save(model: Any, path: Path, info: ModelInfo) -> Path:
     zip_path = path.with_suffix(".zip")
     model.save(str(zip_path))
+    _write_info(zip_path, info)
+    return zip_path
+
+
+def _write_info(model_path: Path, info: ModelInfo) -> None:
+    """The metadata of the model saved at ``model_path``, beside it as ``NAME.json``."""
     from dataclasses import asdict
 
-    path.with_suffix(".json").write_text(json.dumps(asdict(info), indent=2) + "\n",
-                                         encoding="utf-8")
-    return zip_path
+    model_path.with_suffix(".json").write_text(json.dumps(asdict(info), indent=2) + "\n",
+                                               encoding="utf-8")
 
 
 def _evaluator(info: ModelInfo, scenario: Scenario, makers: Mapping[str, PolicyMaker],

@@ -211,11 +211,7 @@ class Match:
             for j, s in enumerate(self.sides):
                 if s != side:
                     dealt += taken[j]
-            own = taken[i]
-            if team is not None:
-                own = 0
-                for j in team:
-                    own += taken[j]
+            own = taken[i] if team is None else sum(taken[j] for j in team)
             reward += self.shaping * (dealt - own)
         if b is not None and b.pending is None and b.winner is not None:
             reward += 1.0 if b.winner == self.sides[i] else -1.0

@@ -186,12 +186,9 @@ def _random(_scenario: Scenario, _arg: str) -> PolicyMaker:
 
 
 def _planner(scenario: Scenario, _arg: str) -> PolicyMaker:
-    from vtm_sim.planner import PlannerPolicy
     from vtm_sim.tournament import PLANNER_ROLLOUTS  # imported here: tournament uses us
 
-    n = len(scenario.fighters)
-    return lambda rng, _cid: PlannerPolicy.for_fight(n, PLANNER_ROLLOUTS,
-                                                     seed=int(rng.integers(2**31)))
+    return _planner_at(scenario, str(PLANNER_ROLLOUTS))
 
 
 def _planner_at(scenario: Scenario, arg: str) -> PolicyMaker:
