@@ -61,7 +61,7 @@ def maneuver_ranks(maneuvers: Mapping[str, Maneuver]) -> dict[str, int]:
 class RandomAgent:
     """Uniformly random legal actions from its own seeded generator."""
 
-    def __init__(self, seed: int | np.random.Generator | None = None) -> None:
+    def __init__(self, seed: int | np.random.Generator = 0) -> None:
         self.rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
 
     def act(self, observation: Any, mask: np.ndarray) -> int:

@@ -452,6 +452,25 @@ def test_a_battle_from_a_state_file_replays(tmp_path: Path, name: str, seed: int
     assert again.log.jsonl() == b.log.jsonl()
 
 
+def test_a_state_without_a_seed_is_seed_0_in_every_process(tmp_path: Path) -> None:
+    """No seed given means seed 0, never the OS's entropy: the same file gives the same
+    battle in two fresh processes (a card or a fight from a state file once differed
+    from machine to machine)."""
+    import subprocess
+    import sys
+
+    p = write(tmp_path, STATES["grapple"])
+    assert (play(load_state(p)).log.jsonl() == play(load_state(p, seed=0)).log.jsonl())
+    code = ("import sys; from vtm_sim import load_state; from vtm_sim.simulate import play; "
+            "print(play(load_state(sys.argv[1])).log.sha256())")
+    runs = {subprocess.run([sys.executable, "-c", code, str(p)], capture_output=True,
+                           text=True, check=True).stdout for _ in range(2)}
+    assert len(runs) == 1 and runs != {""}
+    r = cli("fight", "--state", str(p))
+    assert r.exit_code == 0, r.output
+    assert r.stdout == cli("fight", "--state", str(p), "--seed", "0").stdout
+
+
 def test_state_fight_writes_a_log_that_vtm_sim_replay_verifies(tmp_path: Path) -> None:
     p = write(tmp_path, STATES["grapple"])
     log = tmp_path / "battle.jsonl"

@@ -187,7 +187,8 @@ class Battle:
 
     Args:
         fighters: the combatants, their sides and starting positions (yards).
-        seed: seeds the dice when ``dice`` is not given; recorded in the log.
+        seed: seeds the dice when ``dice`` is not given (default 0, never the OS's
+            entropy); recorded in the log.
         dice: where every die comes from (DICE-9); default a seeded RngDice.
         rules: the rules profile (default v20).
         turn_limit: the battle ends undecided after this many turns.
@@ -213,6 +214,8 @@ class Battle:
         if dice is None:
             import numpy as np  # here, not at the top: commands that make no battle skip numpy
 
+            if seed is None:
+                seed = 0  # never the OS's entropy: an unseeded battle is seed 0's battle
             dice = RngDice(np.random.default_rng(seed))
         self.dice = dice
         self.seed = seed
