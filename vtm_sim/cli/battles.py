@@ -139,7 +139,7 @@ def fight_cmd(
             scenario = load_scenario(a_file)
             rules = load_rules(rules_name) if rules_name else scenario.rules
             battle = Battle(
-                scenario.fighters, seed=0 if seed is None else seed, rules=rules,
+                scenario.fighters, seed=seed, rules=rules,
                 turn_limit=turns or scenario.turn_limit, field=scenario.field,
                 ambush=scenario.ambush,
             )
@@ -150,7 +150,7 @@ def fight_cmd(
             b = load_stat_block(b_file, tables)
             battle = Battle(
                 [Fighter(a, 0, 0.0), Fighter(b, 1, float(distance))],
-                seed=0 if seed is None else seed, rules=load_rules(rules_name or "v20"),
+                seed=seed, rules=load_rules(rules_name or "v20"),
                 turn_limit=turns or 20,
             )
         play_until(battle, _policies(policy_name, battle, 0 if seed is None else seed),
