@@ -25,43 +25,31 @@ once, the PettingZoo ``ParallelEnv`` way:
   for a draw; plus ``shaping`` x (levels taken by that combatant's enemies -
   levels it took) per step (``shaping`` defaults to ``envs.DEFAULT_SHAPING``).
 
-Setup, masks, rewards, infos and illegal actions are :class:`envs.match.Match`'s,
-shared with the Gymnasium env. :class:`envs.aec.VtmAECEnv` is the AEC form, in
-which only the combatant being asked acts (no ``noop``).
+Masks, rewards, infos and illegal actions are :class:`envs.match.Match`'s, shared
+with the Gymnasium env; arguments, agents and spaces are
+:class:`envs.combatants.CombatantAgents`', shared with the AEC env,
+:class:`envs.aec.VtmAECEnv`, in which only the combatant being asked acts (no ``noop``).
 """
 
 from __future__ import annotations
 
-import functools
 from typing import Any
 
-import gymnasium
 import numpy as np
-from gymnasium.utils import seeding
 from pettingzoo import AECEnv, ParallelEnv  # type: ignore[import-untyped]
 
-from envs.match import (
-    DEFAULT_ILLEGAL_ACTION,
-    DEFAULT_ILLEGAL_PENALTY,
-    DEFAULT_SHAPING,
-    RENDER_MODES,
-    IllegalAction,
-    Match,
-    ObsMode,
-)
-from envs.observation import OBS_VERSION
-from vtm_sim.battle import Battle
-from vtm_sim.scenario import Scenario
+from envs.combatants import CombatantAgents
+from envs.match import RENDER_MODES
 
 __all__ = ["VtmParallelEnv", "aec_env", "parallel_env"]
 
 AgentObs = dict[str, Any]
 
 
-class VtmParallelEnv(ParallelEnv):  # type: ignore[misc]
+class VtmParallelEnv(CombatantAgents, ParallelEnv):  # type: ignore[misc]
     """Every combatant of a scenario as a PettingZoo agent (see the module docstring).
 
-    Args:
+    Args (:class:`envs.combatants.CombatantAgents`, shared with the AEC env):
         scenario: a scenario name, YAML path or loaded ``Scenario``.
         obs_mode: ``"flat"`` or ``"dict"`` (the ``observation`` entry).
         illegal_action: ``"penalize"`` (default: a pass with ``illegal_penalty``) or
@@ -79,76 +67,18 @@ class VtmParallelEnv(ParallelEnv):  # type: ignore[misc]
         "render_modes": list(RENDER_MODES),
         "is_parallelizable": True,
     }
+    extra_actions = 1  # noop, the last index
 
-    def __init__(
-        self,
-        scenario: str | Scenario = "duel",
-        *,
-        obs_mode: ObsMode = "flat",
-        illegal_action: IllegalAction = DEFAULT_ILLEGAL_ACTION,
-        illegal_penalty: float = DEFAULT_ILLEGAL_PENALTY,
-        shaping: float = DEFAULT_SHAPING,
-        skip_forced: bool = True,
-        turn_limit: int | None = None,
-        max_steps: int | None = None,
-        render_mode: str | None = None,
-    ) -> None:
-        self.match = m = Match(
-            scenario,
-            None,
-            obs_mode=obs_mode,
-            illegal_action=illegal_action,
-            illegal_penalty=illegal_penalty,
-            shaping=shaping,
-            skip_forced=skip_forced,
-            turn_limit=turn_limit,
-            render_mode=render_mode,
-        )
-        self.scenario = m.scenario
-        self.catalog = m.catalog
-        self.encoder = m.encoder
+    def _setup(self) -> None:
         self.noop = self.catalog.size
-        self.obs_mode = obs_mode
-        self.illegal_action = illegal_action
-        self.illegal_penalty = m.illegal_penalty
-        self.shaping = m.shaping
-        self.max_steps = max_steps
-        self.render_mode = render_mode
-        self.obs_version = OBS_VERSION
-        self.possible_agents: list[str] = [f"combatant_{i}" for i in range(len(m.sides))]
-        self.agents: list[str] = []
-        self._ids = {a: i for i, a in enumerate(self.possible_agents)}
-        inner = self.encoder.flat_space if obs_mode == "flat" else self.encoder.dict_space
-        mask_space = gymnasium.spaces.Box(0, 1, (self.noop + 1,), dtype=np.int8)
-        self._obs_space = gymnasium.spaces.Dict({"observation": inner, "action_mask": mask_space})
-        self._act_space = gymnasium.spaces.Discrete(self.noop + 1)
         self._noop_mask = np.zeros(self.noop + 1, dtype=np.int8)
         self._noop_mask[self.noop] = 1
         self._masks: list[np.ndarray] = []
-        self.np_random, _ = seeding.np_random(None)
-        self._steps = 0
-
-    @property
-    def battle(self) -> Battle | None:
-        """The battle being played (None before the first reset)."""
-        return self.match.battle
-
-    # Each agent gets the same space object every time (PettingZoo requires it).
-    @functools.cache  # noqa: B019
-    def observation_space(self, agent: str) -> gymnasium.spaces.Space[Any]:
-        return self._obs_space
-
-    @functools.cache  # noqa: B019
-    def action_space(self, agent: str) -> gymnasium.spaces.Space[Any]:
-        return self._act_space
 
     def reset(
         self, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[dict[str, AgentObs], dict[str, dict[str, Any]]]:
-        if seed is not None:
-            self.np_random, _ = seeding.np_random(seed)
-        b = self.match.start(self.np_random, {})
-        self._steps = 0
+        b = self._start(seed)
         self._update_masks()
         self.agents = list(self.possible_agents) if b.pending is not None else []
         return self._observe(), self._infos(set())
@@ -179,9 +109,8 @@ class VtmParallelEnv(ParallelEnv):  # type: ignore[misc]
             illegal.add(asked)
         over = m.play(choice) is None
         self._update_masks()
-        self._steps += 1
+        truncate = self._truncating(over)
         rewards = {a: m.reward(self._ids[a], a in illegal) for a in self.agents}
-        truncate = not over and self.max_steps is not None and self._steps >= self.max_steps
         terminations = dict.fromkeys(self.agents, over)
         truncations = dict.fromkeys(self.agents, truncate)
         observations = self._observe()
@@ -189,12 +118,6 @@ class VtmParallelEnv(ParallelEnv):  # type: ignore[misc]
         if over or truncate:
             self.agents = []
         return observations, rewards, terminations, truncations, infos
-
-    def render(self) -> str | np.ndarray | None:
-        return self.match.render()
-
-    def close(self) -> None:
-        self.match.battle = None
 
     def action_mask(self, agent: str) -> np.ndarray:
         """The legal actions of ``agent`` now (int8)."""
