@@ -6,6 +6,7 @@ import ast
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -18,11 +19,20 @@ sys.path.append(str(ROOT))  # after site-packages: an installed vtm_sim still wi
 
 import build_hooks  # noqa: E402
 
+# what the copy below leaves out: venvs, caches, runs (its build/ stays: a stale compiled
+# module there must not reach the wheel)
+NOT_SOURCE = (".git", ".venv*", "runs", "*.egg-info", "__pycache__", ".*_cache", ".hypothesis")
+
 
 def test_wheel_carries_the_configs_and_no_compiled_code(tmp_path: Path) -> None:
-    """A plain (not editable) install must find every YAML file without the checkout."""
+    """A plain (not editable) install must find every YAML file without the checkout.
+
+    The wheel is built from a copy of the tree: a build empties its tree's ``build/``
+    (build_hooks), which would break a ``pip install .`` of the checkout running meanwhile."""
+    src = tmp_path / "src"
+    shutil.copytree(ROOT, src, ignore=shutil.ignore_patterns(*NOT_SOURCE))
     subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(tmp_path), str(ROOT)],
+        [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(tmp_path), str(src)],
         check=True, capture_output=True,
         env={k: v for k, v in os.environ.items() if k != build_hooks.COMPILE_ENV},
     )
