@@ -119,7 +119,7 @@ class NumpyPolicy:
         # An older layout that the current one only appends to (envs.observation
         # PREFIX_VERSIONS): the model reads its prefix of the observation and scores
         # its prefix of the action catalog (the actions added since are never its pick).
-        self.appended = 0 if info.obs_version == OBS_VERSION else PREFIX_VERSIONS[info.obs_version]
+        self.older = info.obs_version != OBS_VERSION
 
     @classmethod
     def load(cls, path: str | Path) -> NumpyPolicy:
@@ -170,7 +170,7 @@ class NumpyPolicy:
 
     def act(self, observation: Any, mask: np.ndarray) -> int:
         legal = legal_indices(mask)
-        if self.appended:
+        if self.older:
             known = legal[legal < self.info.catalog_size]
             legal = known if known.size else legal[:1]
         z = self.logits(observation)
@@ -189,7 +189,7 @@ class NumpyPolicy:
         if isinstance(obs, dict):
             raise ValueError("an exported policy takes the flat observation (obs_mode='flat')")
         x = np.asarray(obs, dtype=np.float32).reshape(-1)
-        if self.appended and x.size == self.input_size + self.appended:
+        if self.older and x.size > self.input_size:
             x = x[: self.input_size]  # the model's layout version: the prefix
         if x.size != self.input_size:
             raise ValueError(f"observation of {x.size} features, the policy takes "

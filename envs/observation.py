@@ -1,6 +1,6 @@
 """Observation encoding: a battle seen by one combatant, as a fixed-size float32 vector.
 
-Layout version :data:`OBS_VERSION`. Three blocks, concatenated in this order
+Layout version :data:`OBS_VERSION`. Four blocks, concatenated in this order
 in the flat ``Box`` (``obs_mode="flat"``), or as the keys of a ``Dict``
 (``obs_mode="dict"``) in the same order, which is also the sorted key order
 Gymnasium's ``Dict`` space uses: ``FlattenObservation`` of a dict observation
@@ -43,10 +43,21 @@ names both (``others.0.dx``: row 0's dx).
     it has no detour, so every move across it jumps). All zero without an
     obstacle within 30 yards.
 
+``tempo`` (version 5: one row per other combatant, in the ``others`` rows' order)
+    what the table sees of its turn: vampire, wound penalty / largest penalty,
+    Willpower / rating, Willpower usable this turn, declared a Willpower action
+    this turn, actions left / (max_actions + max Celerity), declared actions /
+    max_actions (1 until it declares: the slowest declare first, INIT-5),
+    Celerity actions / max Celerity, delaying, waiting, off balance. A row is
+    zero once its combatant is out of the fight.
+
 Version 2 put ``others`` before ``self`` (version 1 had ``self`` second), so
 that the flat order is the dict's. Version 4 only appends to ``self``, the last
 block: a version-3 observation is a version-4 one less its last 3 floats
-(:data:`PREFIX_VERSIONS`), so version-3 models still read it.
+(:data:`PREFIX_VERSIONS`), so version-3 models still read it. Version 5 only
+appends the ``tempo`` block (its name sorts after ``self``, so the dict's key
+order is still the flat order): a version-3 or version-4 observation is a prefix
+of a version-5 one, and the models of both still read theirs.
 
 Every value lies in [0, 1] except the signed ones (initiative, dx, dy) in
 [-1, 1]; the spaces declare exactly those bounds.
@@ -73,15 +84,17 @@ from vtm_sim.scenario import Scenario
 from vtm_sim.space import CoverLevel, ObstacleKind
 from vtm_sim.tables import Tables, WeaponClass, load_tables
 
-__all__ = ["OBS_VERSION", "PREFIX_VERSIONS", "Block", "ObservationEncoder"]
+__all__ = ["OBS_VERSION", "PREFIX_VERSIONS", "TEMPO", "Block", "ObservationEncoder"]
 
 # 2: ``others`` before ``self`` (the dict's key order); 3: chase and obstacle
 # features at the end of the self block; 4: the nearest obstacle's jump and detour
-# appended (MOVE-3), with the jumping moves appended to the action catalog
-OBS_VERSION: Final = 4
-# Older versions whose flat observation is a prefix of this one: version -> the
-# floats appended since (and whose action catalog is a prefix of this one's)
-PREFIX_VERSIONS: Final = {3: 3}
+# appended (MOVE-3), with the jumping moves appended to the action catalog; 5: the
+# ``tempo`` block appended (each other combatant's Willpower, declarations, actions left)
+OBS_VERSION: Final = 5
+# Older versions whose flat observation is a prefix of this one (and whose action
+# catalog is a prefix of this one's): version -> the floats the ``self`` block gained
+# since; the ``tempo`` block (version 5) comes after it, TEMPO.size floats a row
+PREFIX_VERSIONS: Final = {3: 3, 4: 0}
 
 DECISION_KINDS: Final = tuple(DecisionKind)
 WEAPON_CLASSES: Final = tuple(WeaponClass)
@@ -192,6 +205,12 @@ OTHER: Final = Block(
     frozenset({"dx", "dy"}),
 )
 
+TEMPO: Final = Block(  # version 5
+    "tempo",
+    ("vampire", "wound_penalty", "willpower", "willpower_usable", "willpower_declared",
+     "actions_left", "declared", "celerity", "delayed", "waiting", "off_balance"),
+)
+
 _INTERRUPT: Final = len(DECISION_KINDS)  # the decision block's offsets
 _INCOMING: Final = _INTERRUPT + 1
 
@@ -296,19 +315,23 @@ class ObservationEncoder:
         self.max_actions = rules.max_actions
         self.max_celerity = max(1, max_celerity)
         self.max_penalty = max(1, max_penalty)
-        self.size = decision.size + SELF.size + self.slots * OTHER.size
+        self.size = decision.size + SELF.size + self.slots * (OTHER.size + TEMPO.size)
         self._d_end = decision.size
         self._o_end = decision.size + self.slots * OTHER.size
-        low = np.concatenate([decision.low(), np.tile(OTHER.low(), self.slots), SELF.low()])
+        self._s_end = self._o_end + SELF.size
+        low = np.concatenate([decision.low(), np.tile(OTHER.low(), self.slots), SELF.low(),
+                              np.tile(TEMPO.low(), self.slots)])
         self.flat_space = spaces.Box(low, np.ones(self.size, np.float32), dtype=np.float32)
         self.dict_space = spaces.Dict(  # keys in the flat order (sorted, as Dict keeps them)
             {
                 "decision": spaces.Box(decision.low(), 1.0, dtype=np.float32),
                 "others": spaces.Box(np.tile(OTHER.low(), (self.slots, 1)), 1.0, dtype=np.float32),
                 "self": spaces.Box(SELF.low(), 1.0, dtype=np.float32),
+                "tempo": spaces.Box(np.tile(TEMPO.low(), (self.slots, 1)), 1.0, dtype=np.float32),
             }
         )
         self._zero_other = (0.0,) * OTHER.size
+        self._zero_tempo = (0.0,) * TEMPO.size
         self._last = max(1, self.slots)  # the order place scale: 0 first, 1 last
         self._action_scale = self.max_actions + self.max_celerity
 
@@ -318,6 +341,7 @@ class ObservationEncoder:
         names = [f"decision.{f}" for f in self.decision.features]
         names += [f"others.{i}.{f}" for i in range(self.slots) for f in OTHER.features]
         names += [f"self.{f}" for f in SELF.features]
+        names += [f"tempo.{i}.{f}" for i in range(self.slots) for f in TEMPO.features]
         return names
 
     def split(self, flat: np.ndarray) -> dict[str, np.ndarray]:
@@ -325,7 +349,8 @@ class ObservationEncoder:
         return {
             "decision": flat[: self._d_end],
             "others": flat[self._d_end : self._o_end].reshape(self.slots, OTHER.size),
-            "self": flat[self._o_end :],
+            "self": flat[self._o_end : self._s_end],
+            "tempo": flat[self._s_end :].reshape(self.slots, TEMPO.size),
         }
 
     def encode(self, battle: Battle, agent: int) -> np.ndarray:
@@ -347,6 +372,9 @@ class ObservationEncoder:
             if o.id != agent:
                 self._other(v, battle, me, o, order, attacker, aim_target)
         self._self(v, battle, me, order)
+        for o in battle.combatants:
+            if o.id != agent:
+                self._tempo(v, battle, o)
         return np.fromiter(v, np.float32, self.size)
 
     def _decision(self, battle: Battle, d: Decision | None, agent: int) -> list[float]:
@@ -466,4 +494,24 @@ class ObservationEncoder:
             1.0 if max(links) >= 0 else 0.0,
             1.0 if me.id in links else 0.0,
             1.0 if aim_target == o.id else 0.0,
+        )
+
+    def _tempo(self, v: list[float], battle: Battle, o: Combatant) -> None:
+        """Append the ``tempo`` row of ``o`` to ``v`` (version 5)."""
+        if not o.active:
+            v += self._zero_tempo
+            return
+        turn = battle.turn
+        v += (
+            1.0 if o.vampire else 0.0,
+            _clip(o.health.penalty / self.max_penalty),
+            _clip(o.willpower / max(1, o.stats.willpower)),
+            1.0 if o.willpower_available(turn, battle.rules.willpower_per_turn) else 0.0,
+            1.0 if o.wp_declared else 0.0,
+            _clip(o.actions_left / self._action_scale),
+            _clip(o.declared / self.max_actions),
+            _clip(o.celerity / self.max_celerity),
+            1.0 if o.delayed else 0.0,
+            1.0 if o.waiting else 0.0,
+            1.0 if o.off_balance_turn == turn else 0.0,
         )

@@ -182,15 +182,15 @@ def test_shipped_policies_load_and_play_with_torch_blocked(name: str) -> None:
     assert f"trained:{name}" in r.stdout
 
 
-def test_a_version_3_export_still_plays_on_the_version_4_layout(tmp_path: Path) -> None:
-    """Version 4 only appends (3 observation floats, the jumping moves last): a
-    version-3 model reads its prefix and picks among the actions it knows."""
-    from envs.observation import PREFIX_VERSIONS
+def test_a_version_3_export_still_plays_on_the_version_5_layout(tmp_path: Path) -> None:
+    """Versions 4 and 5 only append (3 self floats and the jumping moves last; then the
+    tempo block): a version-3 model reads its prefix and picks among the actions it knows."""
+    from envs.observation import PREFIX_VERSIONS, TEMPO
 
     env = gym.make(ENV_ID)
     d, n = int(env.observation_space.shape[0]), int(env.action_space.n)
     jumps = 3 * 2 + 2  # MOVE toward/away and PURSUE per combatant, TAKE_COVER, FLEE
-    old_d, old_n = d - PREFIX_VERSIONS[3], n - jumps
+    old_d, old_n = d - PREFIX_VERSIONS[3] - TEMPO.size, n - jumps  # one other combatant
     rng = np.random.default_rng(0)
     layers = [(rng.normal(0, 0.2, (8, old_d)), rng.normal(0, 0.1, 8)),
               (rng.normal(0, 0.2, (old_n, 8)), rng.normal(0, 0.1, old_n))]
@@ -203,6 +203,35 @@ def test_a_version_3_export_still_plays_on_the_version_4_layout(tmp_path: Path) 
     assert agent.logits(obs).shape == (old_n,)
     legal = np.flatnonzero(info_["action_mask"])
     assert agent.act(obs, info_["action_mask"]) in legal
+    names = env.unwrapped.encoder.feature_names()  # its prefix ends where version 3 ended
+    assert names[old_d - 1] == "self.obstacle_near"
+    assert (agent.logits(obs) == agent.logits(obs[:old_d])).all()
+
+
+def test_a_version_4_export_reads_its_prefix_of_the_version_5_layout(tmp_path: Path) -> None:
+    """Version 5 appended the tempo block after ``self``: a version-4 model (as
+    trained:gunfight is) reads everything up to it, in a fight of any size, and never
+    sees the tempo rows."""
+    from envs.observation import TEMPO
+
+    env = gym.make("vtm_sim/Gunfight-v0")
+    enc = env.unwrapped.encoder
+    d, n = int(env.observation_space.shape[0]), int(env.action_space.n)
+    old_d = d - enc.slots * TEMPO.size
+    assert enc.feature_names()[old_d - 1] == "self.obstacle_no_way_around"
+    assert enc.feature_names()[old_d] == "tempo.0.vampire"
+    rng = np.random.default_rng(1)
+    layers = [(rng.normal(0, 0.2, (8, old_d)), rng.normal(0, 0.1, 8)),
+              (rng.normal(0, 0.2, (n, 8)), rng.normal(0, 0.1, n))]
+    info = ModelInfo("MaskablePPO", "vtm_sim/Gunfight-v0", "gunfight", 0, 4, "flat", n, 0)
+    agent = NumpyPolicy.load(write_policy(tmp_path / "v4.npz", layers, "tanh", info))
+    obs, info_ = env.reset(seed=0)
+    changed = obs.copy()
+    changed[old_d:] = 1.0 - changed[old_d:]  # the tempo rows do not move it
+    assert (agent.logits(obs) == agent.logits(changed)).all()
+    assert agent.act(obs, info_["action_mask"]) in np.flatnonzero(info_["action_mask"])
+    with pytest.raises(ValueError, match="features"):
+        agent.logits(obs[: old_d - 1])
 
 
 def test_evaluate_names_an_unknown_shipped_policy_in_one_line() -> None:
