@@ -344,6 +344,13 @@ class ObservationEncoder:
         names += [f"tempo.{i}.{f}" for i in range(self.slots) for f in TEMPO.features]
         return names
 
+    def prefix_size(self, version: int) -> int:
+        """Floats of a layout-``version`` observation of this fight: the prefix of this
+        layout's that a model of that version reads (:data:`PREFIX_VERSIONS`)."""
+        if version == OBS_VERSION:
+            return self.size
+        return self._s_end - PREFIX_VERSIONS[version]
+
     def split(self, flat: np.ndarray) -> dict[str, np.ndarray]:
         """The ``Dict`` view of a flat observation (keys in the flat order)."""
         return {
@@ -368,13 +375,13 @@ class ObservationEncoder:
             else None
         )
         aim_target = _aim(me, turn)[0]
+        tempo: list[float] = []  # the last block, filled in the same pass as ``others``
         for o in battle.combatants:
             if o.id != agent:
                 self._other(v, battle, me, o, order, attacker, aim_target)
+                self._tempo(tempo, battle, o)
         self._self(v, battle, me, order)
-        for o in battle.combatants:
-            if o.id != agent:
-                self._tempo(v, battle, o)
+        v += tempo
         return np.fromiter(v, np.float32, self.size)
 
     def _decision(self, battle: Battle, d: Decision | None, agent: int) -> list[float]:

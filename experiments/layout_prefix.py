@@ -6,7 +6,8 @@ Usage:
 ``F.json`` is ``experiments/fingerprint.py --out`` from before layout version 4.
 Version 4 appended 3 observation floats and the jumping moves (MOVE-3) to the
 action catalog; this replays fingerprint.py's masked-random env steps, hashing
-each observation less its last 3 floats and each mask less the appended moves
+each observation's version-3 prefix (``encoder.prefix_size(3)``; version 5 appended
+the tempo block after it) and each mask less the appended moves
 (checking they are never legal where there are no obstacles). A fingerprint
 equal to the old one means only the layout grew: play did not change.
 """
@@ -20,7 +21,6 @@ import gymnasium as gym
 import numpy as np
 
 import envs  # noqa: F401  (registers the ids)
-from envs.observation import PREFIX_VERSIONS
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from fingerprint import ENV_STEPS
@@ -31,6 +31,7 @@ for env_id in sorted(i for i in gym.registry if i.startswith("vtm_sim/")):
     if env_id not in old:
         continue
     env = gym.make(env_id, illegal_action="penalize")
+    keep = env.unwrapped.encoder.prefix_size(3)
     cut = env.unwrapped.catalog.size - (3 * env.unwrapped.catalog.num_combatants + 2)
     h = hashlib.sha256()
     rng = np.random.default_rng(0)
@@ -41,7 +42,7 @@ for env_id in sorted(i for i in gym.registry if i.startswith("vtm_sim/")):
         a = int(idx[rng.integers(idx.size)]) if idx.size else 0
         obs, r, term, trunc, info = env.step(a)
         assert not mask[cut:].any()
-        h.update(np.asarray(obs[:-PREFIX_VERSIONS[3]], dtype=np.float64).tobytes())
+        h.update(np.asarray(obs[:keep], dtype=np.float64).tobytes())
         h.update(mask[:cut].tobytes())
         h.update(repr((round(float(r), 9), term, trunc)).encode())
         if term or trunc:

@@ -205,6 +205,7 @@ def test_a_version_3_export_still_plays_on_the_version_5_layout(tmp_path: Path) 
     assert agent.act(obs, info_["action_mask"]) in legal
     names = env.unwrapped.encoder.feature_names()  # its prefix ends where version 3 ended
     assert names[old_d - 1] == "self.obstacle_near"
+    assert env.unwrapped.encoder.prefix_size(3) == old_d
     assert (agent.logits(obs) == agent.logits(obs[:old_d])).all()
 
 
@@ -220,6 +221,7 @@ def test_a_version_4_export_reads_its_prefix_of_the_version_5_layout(tmp_path: P
     old_d = d - enc.slots * TEMPO.size
     assert enc.feature_names()[old_d - 1] == "self.obstacle_no_way_around"
     assert enc.feature_names()[old_d] == "tempo.0.vampire"
+    assert enc.prefix_size(4) == old_d and enc.prefix_size(5) == d
     rng = np.random.default_rng(1)
     layers = [(rng.normal(0, 0.2, (8, old_d)), rng.normal(0, 0.1, 8)),
               (rng.normal(0, 0.2, (n, 8)), rng.normal(0, 0.1, n))]
