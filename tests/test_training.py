@@ -374,3 +374,26 @@ def test_train_with_subproc_sub_envs(tmp_path: Path, small_config: Path) -> None
                      "--json")
     assert code == 0, text
     assert json.loads(text)["timesteps"] >= 256
+
+
+def test_a_clone_fitted_to_a_teachers_decisions_plays_its_moves(tmp_path: Path) -> None:
+    """agents.imitation.fit_clone (experiments/planner_clone.py's fit): an exported numpy
+    policy that picks the teacher's action on most held-out decisions, and plays by name."""
+    from agents.imitation import fit_clone, record
+    from vtm_sim.scenario import load_scenario
+
+    scenario = load_scenario("duel")
+    data = record(scenario, "tactician", ["nearest", "random"], range(40), seed=0)
+    path, agreement = fit_clone(data, tmp_path / "clone", scenario=scenario,
+                                teacher="tactician", env_id=ENV_ID, epochs=30)
+    assert path == tmp_path / "clone.npz"
+    legal = data.mask.sum(axis=1)
+    assert agreement >= 0.7 > float(np.mean(1 / legal))  # far above a random legal pick
+    clone = NumpyPolicy.load(path)
+    assert clone.info.algo == "clone of tactician" and clone.info.env_id == ENV_ID
+    result = CliRunner().invoke(main, ["evaluate", f"model:{path}", "--opponents", "nearest",
+                                       "--episodes", "4", "--json"])
+    assert result.exit_code == 0, result.output
+    with pytest.raises(ValueError, match="too few"):
+        fit_clone(record(scenario, "tactician", ["nearest"], range(0)), tmp_path / "x",
+                  scenario=scenario, teacher="tactician")
