@@ -26,9 +26,10 @@ from envs.actions import ActionCatalog
 from envs.observation import OBS_VERSION, ObservationEncoder
 from vtm_sim.battle import Battle
 from vtm_sim.choices import Choice, Decision
-from vtm_sim.registry import maker
+from vtm_sim.registry import PolicyMaker, maker
 from vtm_sim.scenario import Scenario
-from vtm_sim.simulate import Policy, play
+from vtm_sim.simulate import Policy
+from vtm_sim.tournament import seeded_battle
 
 __all__ = ["Decisions", "Recorder", "fit_clone", "record"]
 
@@ -83,9 +84,9 @@ def record(scenario: Scenario, teacher: str, opponents: Sequence[str], battles: 
 
     Battle ``k`` (of ``battles``) puts the teacher on seat ``k % 2`` against
     ``opponents[(k // 2) % len(opponents)]`` (a name may repeat, to weight it); an
-    opponent named as the teacher is recorded too. Battle ``k``'s dice and policies draw
-    from seeds derived from ``(seed, k)`` alone, so any split of ``battles`` over worker
-    processes gives the same rows in the same order when joined.
+    opponent named as the teacher is recorded too. Battle ``k`` is battle ``seed + k`` of
+    :func:`vtm_sim.tournament.seeded_battle` (the one seeding convention), so any split of
+    ``battles`` over worker processes gives the same rows in the same order when joined.
     """
     if len(scenario.fighters) != 2:
         raise ValueError(f"{scenario.name}: record takes a one-a-side scenario, not "
@@ -97,14 +98,17 @@ def record(scenario: Scenario, teacher: str, opponents: Sequence[str], battles: 
     teach = maker(teacher, scenario)
     makers = {name: maker(name, scenario) for name in dict.fromkeys(opponents)}
     rows: list[tuple[np.ndarray, np.ndarray, int]] = []
+
+    def taped(make: PolicyMaker) -> PolicyMaker:
+        return lambda rng, cid: Recorder(make(rng, cid), catalog, encoder, rows)
+
+    sides = [f.side for f in scenario.fighters]
     for k in battles:
-        rng = np.random.default_rng([seed, k])
         seat, name = k % 2, opponents[(k // 2) % len(opponents)]
-        pols: list[Policy] = [Recorder(teach(rng, seat), catalog, encoder, rows)] * 2
-        other = makers[name](rng, 1 - seat)
-        pols[1 - seat] = Recorder(other, catalog, encoder, rows) if name == teacher else other
-        battle_seed = int(rng.integers(2**31))
-        play(scenario.battle(seed=battle_seed), pols)
+        other = makers[name]
+        seeded_battle(scenario, {sides[seat]: taped(teach),
+                                 sides[1 - seat]: taped(other) if name == teacher else other},
+                      seed + k)
     if not rows:
         width = encoder.size
         return Decisions(np.zeros((0, width), np.float32), np.zeros((0, catalog.size), np.int8),

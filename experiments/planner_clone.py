@@ -12,7 +12,9 @@ berserker, nearest and random), fits a 256x256 tanh MLP to its picks
     vtm-sim train --opponents model:runs/clone/planner_clone.npz --init STAGE1.zip ...
     vtm-sim evaluate trained:duel --opponents model:runs/clone/planner_clone.npz,ladder:4
 
-Measured 2026-12-03 (compiled build, 2-core machine at about half its usual speed;
+Measured 2026-12-03 with the recorder of 34157cf, which seeded battle k from ``(seed, k)``
+before it used the one seeding convention, vtm_sim.tournament.seeded_battle (so a rerun
+records other battles of the same recipe; compiled build, 2-core machine at about half speed;
 experiments/results/shipped.md, shipped.json ``tried_not_shipped``): 4,000 battles,
 44,385 decisions in 378 s; the clone picks the planner's action on 98.9% of held-out
 decisions, and trained:duel scores 0.594 against it where it scores 0.583 against
