@@ -104,7 +104,13 @@ def evaluate(
     seed: int = 0,
     progress: Callable[[int], None] | None = None,
 ) -> Evaluation:
-    """Play ``player`` against each opponent on every seat, ``episodes`` battles a seat."""
+    """Play ``player`` against each opponent on every seat, ``episodes`` battles a seat.
+
+    The same seeds as :func:`evaluate_named` (a test checks the figures agree), in this
+    process. It does not go through :func:`vtm_sim.tournament.seat_results`: a chunk's
+    makers come from a named resolver and are cached per process by name
+    (``tournament._maker``), so the training's ever-changing model, which has no name,
+    would be served its first evaluation's weights."""
     results: dict[str, dict[str, Rates]] = {}
     for name, opponent in opponents.items():
         by_seat: dict[str, Rates] = {}

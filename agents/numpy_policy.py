@@ -26,7 +26,7 @@ import numpy as np
 
 from agents.base import legal_indices
 from agents.learned import ModelInfo
-from envs.observation import OBS_VERSION, PREFIX_VERSIONS
+from envs.observation import OBS_VERSION, PREFIX_VERSIONS, TEMPO
 
 __all__ = [
     "ACTIVATIONS",
@@ -189,12 +189,20 @@ class NumpyPolicy:
         if isinstance(obs, dict):
             raise ValueError("an exported policy takes the flat observation (obs_mode='flat')")
         x = np.asarray(obs, dtype=np.float32).reshape(-1)
-        if self.older and x.size > self.input_size:
-            x = x[: self.input_size]  # the model's layout version: the prefix
-        if x.size != self.input_size:
-            raise ValueError(f"observation of {x.size} features, the policy takes "
-                             f"{self.input_size}")
-        return x
+        if x.size == self.input_size:
+            return x
+        if self.older and self._newer_layout(x.size):
+            return x[: self.input_size]  # the model's layout version: the prefix
+        raise ValueError(f"observation of {x.size} features, the policy takes "
+                         f"{self.input_size}" + (" (or its layout's newer version)"
+                                                 if self.older else ""))
+
+    def _newer_layout(self, size: int) -> bool:
+        """Whether ``size`` floats can be this (older) model's fight in today's layout:
+        the ``self`` floats added since its version, then one ``tempo`` row per other
+        combatant. Another fight's observation almost never fits."""
+        extra = size - self.input_size - PREFIX_VERSIONS[self.info.obs_version]
+        return extra > 0 and extra % TEMPO.size == 0
 
 
 def sb3_weights(model: Any) -> tuple[list[tuple[np.ndarray, np.ndarray]], str]:

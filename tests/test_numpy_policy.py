@@ -236,6 +236,29 @@ def test_a_version_4_export_reads_its_prefix_of_the_version_5_layout(tmp_path: P
         agent.logits(obs[: old_d - 1])
 
 
+def test_an_older_export_refuses_another_fights_observation(tmp_path: Path) -> None:
+    """An older model reads its prefix only of its own fight's newer layout: a version-4
+    duel model given a gunfight observation (longer, and no prefix of it) raises."""
+    from envs.observation import TEMPO
+
+    duel = gym.make(ENV_ID)
+    d, n = int(duel.observation_space.shape[0]), int(duel.action_space.n)
+    old_d = d - TEMPO.size  # version 4: no tempo row for the one other combatant
+    rng = np.random.default_rng(2)
+    layers = [(rng.normal(0, 0.2, (8, old_d)), rng.normal(0, 0.1, 8)),
+              (rng.normal(0, 0.2, (n, 8)), rng.normal(0, 0.1, n))]
+    info = ModelInfo("MaskablePPO", ENV_ID, "duel", 0, 4, "flat", n, 0)
+    agent = NumpyPolicy.load(write_policy(tmp_path / "v4.npz", layers, "tanh", info))
+    obs, _ = duel.reset(seed=0)
+    assert agent.logits(obs).shape == (n,)  # its own fight, today's layout
+    gunfight, _ = gym.make("vtm_sim/Gunfight-v0").reset(seed=0)
+    assert gunfight.size > d
+    with pytest.raises(ValueError, match="features"):
+        agent.logits(gunfight)
+    with pytest.raises(ValueError, match="features"):
+        agent.logits(np.zeros(d + 1, np.float32))  # longer, but not by tempo rows
+
+
 def test_evaluate_names_an_unknown_shipped_policy_in_one_line() -> None:
     out = CliRunner().invoke(main, ["evaluate", "trained:nope"])
     assert out.exit_code == 2
