@@ -12,16 +12,15 @@ berserker, nearest and random), fits a 256x256 tanh MLP to its picks
     vtm-sim train --opponents model:runs/clone/planner_clone.npz --init STAGE1.zip ...
     vtm-sim evaluate trained:duel --opponents model:runs/clone/planner_clone.npz,ladder:4
 
-Measured 2026-12-03 with the recorder of 34157cf, which seeded battle k from ``(seed, k)``
-before it used the one seeding convention, vtm_sim.tournament.seeded_battle (so a rerun
-records other battles of the same recipe; compiled build, 2-core machine at about half speed;
-experiments/results/shipped.md, shipped.json ``tried_not_shipped``): 4,000 battles,
-44,385 decisions in 378 s; the clone picks the planner's action on 98.9% of held-out
-decisions, and trained:duel scores 0.594 against it where it scores 0.583 against
-ladder:4 over the same 250 battles a seat (Brawler 0.332 / 0.318, Knife Fighter 0.856 /
-0.848). A learner trains against the clone at 360 steps a second where the planner
-allows 59-133, yet 400,000 steps of the shipped recipe's stage 2 against the clone did
-not lift the duel past 0.59 against the clone itself, nor against ladder:4.
+Measured 2026-12-03 (692519a, compiled build, 2-core machine, ``--jobs 1`` beside a
+training run; experiments/results/shipped.md, shipped.json ``tried_not_shipped``): 4,000
+battles, 43,241 decisions in 732 s, fitted in 15 s; the clone picks the planner's action on
+98.1% of held-out decisions, and trained:duel scores 0.589 against it (Brawler 0.330,
+Knife Fighter 0.848, 500 battles a seat) where it scores 0.594 against ladder:4 over the
+same seeds (0.347 / 0.840). A learner trains against the clone at 340-640 steps a second
+where the planner allows 59-133, yet neither 400,000 steps of the shipped recipe's stage 2
+against a clone nor 1,000,000 steps (scoring 0.56-0.58 against it all along) lifted the
+duel past 0.59, against the clone or against ladder:4.
 """
 
 from __future__ import annotations
