@@ -182,6 +182,17 @@ def test_shipped_policies_load_and_play_with_torch_blocked(name: str) -> None:
     assert f"trained:{name}" in r.stdout
 
 
+def older_export(tmp_path: Path, env_id: str, scenario: str, version: int, inputs: int,
+                 actions: int, *, seed: int) -> NumpyPolicy:
+    """A random 8-unit export of an older layout ``version``: ``inputs`` floats in,
+    ``actions`` logits out."""
+    rng = np.random.default_rng(seed)
+    layers = [(rng.normal(0, 0.2, (8, inputs)), rng.normal(0, 0.1, 8)),
+              (rng.normal(0, 0.2, (actions, 8)), rng.normal(0, 0.1, actions))]
+    info = ModelInfo("MaskablePPO", env_id, scenario, 0, version, "flat", actions, 0)
+    return NumpyPolicy.load(write_policy(tmp_path / f"v{version}.npz", layers, "tanh", info))
+
+
 def test_a_version_3_export_still_plays_on_the_version_5_layout(tmp_path: Path) -> None:
     """Versions 4 and 5 only append (3 self floats and the jumping moves last; then the
     tempo block): a version-3 model reads its prefix and picks among the actions it knows."""
@@ -191,11 +202,7 @@ def test_a_version_3_export_still_plays_on_the_version_5_layout(tmp_path: Path) 
     d, n = int(env.observation_space.shape[0]), int(env.action_space.n)
     jumps = 3 * 2 + 2  # MOVE toward/away and PURSUE per combatant, TAKE_COVER, FLEE
     old_d, old_n = d - PREFIX_VERSIONS[3] - TEMPO.size, n - jumps  # one other combatant
-    rng = np.random.default_rng(0)
-    layers = [(rng.normal(0, 0.2, (8, old_d)), rng.normal(0, 0.1, 8)),
-              (rng.normal(0, 0.2, (old_n, 8)), rng.normal(0, 0.1, old_n))]
-    info = ModelInfo("MaskablePPO", ENV_ID, "duel", 0, 3, "flat", old_n, 0)
-    agent = NumpyPolicy.load(write_policy(tmp_path / "v3.npz", layers, "tanh", info))
+    agent = older_export(tmp_path, ENV_ID, "duel", 3, old_d, old_n, seed=0)
     obs, info_ = env.reset(seed=0)
     mask = np.ones(n, dtype=np.int8)  # every action legal, the jumping ones too
     a = agent.act(obs, mask)
@@ -222,11 +229,7 @@ def test_a_version_4_export_reads_its_prefix_of_the_version_5_layout(tmp_path: P
     assert enc.feature_names()[old_d - 1] == "self.obstacle_no_way_around"
     assert enc.feature_names()[old_d] == "tempo.0.vampire"
     assert enc.prefix_size(4) == old_d and enc.prefix_size(5) == d
-    rng = np.random.default_rng(1)
-    layers = [(rng.normal(0, 0.2, (8, old_d)), rng.normal(0, 0.1, 8)),
-              (rng.normal(0, 0.2, (n, 8)), rng.normal(0, 0.1, n))]
-    info = ModelInfo("MaskablePPO", "vtm_sim/Gunfight-v0", "gunfight", 0, 4, "flat", n, 0)
-    agent = NumpyPolicy.load(write_policy(tmp_path / "v4.npz", layers, "tanh", info))
+    agent = older_export(tmp_path, "vtm_sim/Gunfight-v0", "gunfight", 4, old_d, n, seed=1)
     obs, info_ = env.reset(seed=0)
     changed = obs.copy()
     changed[old_d:] = 1.0 - changed[old_d:]  # the tempo rows do not move it
@@ -244,11 +247,7 @@ def test_an_older_export_refuses_another_fights_observation(tmp_path: Path) -> N
     duel = gym.make(ENV_ID)
     d, n = int(duel.observation_space.shape[0]), int(duel.action_space.n)
     old_d = d - TEMPO.size  # version 4: no tempo row for the one other combatant
-    rng = np.random.default_rng(2)
-    layers = [(rng.normal(0, 0.2, (8, old_d)), rng.normal(0, 0.1, 8)),
-              (rng.normal(0, 0.2, (n, 8)), rng.normal(0, 0.1, n))]
-    info = ModelInfo("MaskablePPO", ENV_ID, "duel", 0, 4, "flat", n, 0)
-    agent = NumpyPolicy.load(write_policy(tmp_path / "v4.npz", layers, "tanh", info))
+    agent = older_export(tmp_path, ENV_ID, "duel", 4, old_d, n, seed=2)
     obs, _ = duel.reset(seed=0)
     assert agent.logits(obs).shape == (n,)  # its own fight, today's layout
     gunfight, _ = gym.make("vtm_sim/Gunfight-v0").reset(seed=0)
