@@ -109,12 +109,10 @@ def record(scenario: Scenario, teacher: str, opponents: Sequence[str], battles: 
         seeded_battle(scenario, {sides[seat]: taped(teach),
                                  sides[1 - seat]: taped(other) if name == teacher else other},
                       seed + k)
-    if not rows:
-        width = encoder.size
-        return Decisions(np.zeros((0, width), np.float32), np.zeros((0, catalog.size), np.int8),
-                         np.zeros(0, np.int64))
-    return Decisions(np.stack([r[0] for r in rows]), np.stack([r[1] for r in rows]),
-                     np.array([r[2] for r in rows], dtype=np.int64))
+    # (reshaped, so that no decisions at all are still (0, features) and (0, actions))
+    return Decisions(np.array([r[0] for r in rows], np.float32).reshape(-1, encoder.size),
+                     np.array([r[1] for r in rows], np.int8).reshape(-1, catalog.size),
+                     np.array([r[2] for r in rows], np.int64))
 
 
 def fit_clone(data: Decisions, out: str | Path, *, scenario: Scenario, teacher: str,

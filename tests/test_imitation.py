@@ -23,6 +23,12 @@ def duel_rows() -> Decisions:
                   range(6), seed=3)
 
 
+def same(a: Decisions, b: Decisions) -> bool:
+    """Equal rows: the same observations, masks and picks, in the same order."""
+    return all(np.array_equal(x, y) for x, y in
+               ((a.obs, b.obs), (a.mask, b.mask), (a.action, b.action)))
+
+
 def test_every_recorded_pick_is_legal_and_shaped_as_the_env(duel_rows: Decisions) -> None:
     scenario = load_scenario("duel")
     encoder = ObservationEncoder.for_scenario(scenario)
@@ -40,10 +46,7 @@ def test_any_split_of_the_battles_gives_the_same_rows(duel_rows: Decisions) -> N
     opponents = ["nearest", "random", "tactician"]
     parts = [record(scenario, "tactician", opponents, range(lo, hi), seed=3)
              for lo, hi in ((0, 1), (1, 4), (4, 6))]
-    joined = Decisions.join(parts)
-    for a, b in ((joined.obs, duel_rows.obs), (joined.mask, duel_rows.mask),
-                 (joined.action, duel_rows.action)):
-        assert np.array_equal(a, b)
+    assert same(Decisions.join(parts), duel_rows)
     other = record(scenario, "tactician", opponents, range(6), seed=4)
     assert not (len(other) == len(duel_rows) and np.array_equal(other.obs, duel_rows.obs))
 
@@ -75,10 +78,7 @@ def test_teacher_as_opponent_is_recorded_on_both_seats() -> None:
 def test_save_and_load_round_trip(duel_rows: Decisions, tmp_path: Path) -> None:
     path = tmp_path / "d.npz"
     duel_rows.save(path)
-    back = Decisions.load(path)
-    assert np.array_equal(back.obs, duel_rows.obs)
-    assert np.array_equal(back.mask, duel_rows.mask)
-    assert np.array_equal(back.action, duel_rows.action)
+    assert same(Decisions.load(path), duel_rows)
 
 
 def test_record_refuses_a_crowd_and_no_opponents() -> None:
