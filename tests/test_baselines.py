@@ -4,10 +4,8 @@ script (training through `vtm-sim train` / `evaluate`, needs the training extra)
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import numpy as np
@@ -16,23 +14,13 @@ import pytest
 rliable = pytest.importorskip("rliable")
 pytest.importorskip("matplotlib")
 
+from experiment_scripts import load_experiment  # noqa: E402
 from rliable import library as rly  # noqa: E402
 from rliable import metrics  # noqa: E402
 
-ROOT = Path(__file__).resolve().parent.parent
 REPS = 2_000
 
-
-def load_script() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("baselines", ROOT / "experiments" /
-                                                  "baselines.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-baselines = load_script()
+baselines = load_experiment("baselines")
 
 # Five seeds' scores, per algo, opponent and seat (pooled: the seats' mean).
 FAKE = {

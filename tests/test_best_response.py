@@ -4,35 +4,26 @@ loop writes one row a battle and resumes without playing a battle twice."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import math
 import sys
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import pytest
+from experiment_scripts import ROOT, load_experiment
 
 from vtm_sim.registry import maker
 from vtm_sim.scenario import load_scenario
 from vtm_sim.tournament import seeded_battle
 
-ROOT = Path(__file__).resolve().parent.parent
 # any numpy export plays the opponent's model here; the shipped duel policy is at hand
 MODEL = str(ROOT / "agents" / "policies" / "duel.npz")
 
 
-def load_script() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("best_response", ROOT / "experiments" /
-                                                  "best_response.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
-best_response = load_script()
+best_response = load_experiment("best_response")
 
 
 @pytest.mark.parametrize("seat", [0, 1])
