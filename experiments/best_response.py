@@ -30,7 +30,7 @@ Measured 2026-12-03 (fourteenth session, compiled build, two processes; shipped.
 | 512 | the clone | 400 (seeds 0..99, 250..349) | 0.350 | 0.855 | 0.603 | 0.570 |
 
 - Against the model it searches with, one step of lookahead at 512 rollouts gains 0.033:
-  the search works, and the headroom it finds is small. 0.65 is 0.08 further.
+  the search works, and the headroom it finds is small: 0.65 needs 0.08 over trained:duel.
 - Against the real planner it gains 0.056 as the Brawler and loses 0.062 as the Knife
   Fighter, who draws 17% of its battles (trained:duel: none). The search steers into
   states the clone never saw the planner in: both fighters back away turn after turn until
