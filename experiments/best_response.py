@@ -45,7 +45,7 @@ import argparse
 import json
 import math
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -65,21 +65,18 @@ CONFIDENCE = 1.0  # standard errors by which an option must beat the trained pic
 class RespondPolicy:
     """trained:duel, overruled where rollouts against the planner's clone say better."""
 
-    def __init__(self, rollouts: int, seed: int, own: Policy, other: Policy) -> None:
+    def __init__(self, rollouts: int, seed: int, own: Policy, other: Policy,
+                 sides: Sequence[int], side: int) -> None:
+        """``sides[cid]`` is combatant ``cid``'s side, ``side`` the one this policy plays."""
         self.rollouts = rollouts
         self.rng = np.random.default_rng(seed)
         self.own = own
         self.other = other
+        # who plays on in the rollouts: trained:duel on its own side, the clone elsewhere
+        self.playout: Callable[[int], Policy] = \
+            lambda cid: own if sides[cid] == side else other
         self.searched = 0  # decisions scored by rollouts
         self.overruled = 0  # of them, where the rollouts beat the trained pick
-
-    def playout(self, battle: Battle, side: int) -> Callable[[int], Policy]:
-        sides = [c.side for c in battle.combatants]
-
-        def play(cid: int) -> Policy:
-            return self.own if sides[cid] == side else self.other
-
-        return play
 
     def choose(self, battle: Battle, decision: Decision) -> Choice:
         pick = self.own.choose(battle, decision)
@@ -90,9 +87,8 @@ class RespondPolicy:
             return pick
         seed = int(self.rng.integers(0, 2**63 - 1))
         self.searched += 1
-        side = battle.combatants[decision.actor].side
         values = evaluate(battle, decision, budget=self.rollouts, seed=seed,
-                          playout=self.playout(battle, side), options=opts, horizon=None,
+                          playout=self.playout, options=opts, horizon=None,
                           min_rollouts=max(1, self.rollouts // (2 * len(opts))), keep=0)
         best = values[0]
         base = next(v for v in values if v.choice == pick)
@@ -108,9 +104,11 @@ def respond_maker(scenario: Scenario, rollouts: int, clone: str,
     trained = maker("trained:duel", scenario)
     model = maker(f"model:{clone}", scenario)
 
+    sides = [f.side for f in scenario.fighters]
+
     def make(rng: np.random.Generator, cid: int) -> RespondPolicy:
         made.append(RespondPolicy(rollouts, int(rng.integers(2**31)), trained(rng, cid),
-                                  model(rng, cid)))
+                                  model(rng, cid), sides, sides[cid]))
         return made[-1]
 
     return make

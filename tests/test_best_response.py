@@ -20,9 +20,6 @@ from vtm_sim.tournament import seeded_battle
 # any numpy export plays the opponent's model here; the shipped duel policy is at hand
 MODEL = str(ROOT / "agents" / "policies" / "duel.npz")
 
-
-
-
 best_response = load_experiment("best_response")
 
 
