@@ -32,10 +32,13 @@ def ext_modules() -> list[Extension]:
 
 
 setup(
-    packages=[*find_packages(include=["vtm_sim*", "envs*", "agents*"]), "vtm_sim.configs"],
-    # The configs ship inside the package, so an installed (not editable) copy finds them.
-    package_dir={"vtm_sim.configs": "configs"},
+    packages=[*find_packages(include=["vtm_sim*", "envs*", "agents*"]), "vtm_sim.configs",
+              "agents.hyperparams"],
+    # The configs and the training hyperparameters ship inside the packages, so an installed
+    # (not editable) copy, the compiled build's included, finds them.
+    package_dir={"vtm_sim.configs": "configs", "agents.hyperparams": "experiments/hyperparams"},
     package_data={"vtm_sim": ["py.typed"], "vtm_sim.configs": ["*.yaml", "*/*.yaml"],
+                  "agents.hyperparams": ["*.yml"],
                   # trained policies shipped by name (trained:NAME, agents/registered.py)
                   "agents": ["policies/*.npz", "policies/*.md"]},
     ext_modules=ext_modules(),

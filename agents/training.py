@@ -64,7 +64,20 @@ __all__ = [
 
 # The command's names -> the classes (module, class name).
 ALGOS = {"maskable-ppo": ("sb3_contrib", "MaskablePPO"), "ppo": ("stable_baselines3", "PPO")}
-HYPERPARAMS_DIR = Path(__file__).resolve().parent.parent / "experiments" / "hyperparams"
+
+
+def hyperparams_dir() -> Path:
+    """The committed ``experiments/hyperparams/`` folder.
+
+    An installed wheel (the compiled build's too) carries it inside the package as
+    ``agents/hyperparams``; a source checkout and an editable install have it in the tree.
+    """
+    here = Path(__file__).resolve().parent
+    packaged = here / "hyperparams"
+    return packaged if packaged.is_dir() else here.parent / "experiments" / "hyperparams"
+
+
+HYPERPARAMS_DIR = hyperparams_dir()
 SELF = "self"  # --opponents self: self-play against past snapshots
 ACTIVATION_FNS = ("tanh", "relu", "elu", "silu")
 
@@ -118,21 +131,23 @@ def load_hyperparams(
     sources: list[str] = []
     data: dict[str, Any] = {}
     path = HYPERPARAMS_DIR / f"{algo}.yml"
-    if path.is_file():
-        table = load_yaml(path) or {}
-        if not isinstance(table, dict):
-            raise ConfigError(f"{path}: expected a mapping of env ids to hyperparameters")
-        entry = table.get(env_id, table.get("default", {}))
-        validate(Hyperparams, entry, path, env_id if env_id in table else "default")
-        data.update(entry or {})
-        sources.append(str(path))
+    if not path.is_file():  # never train on silent defaults instead of the committed table
+        raise ConfigError(f"{path}: missing, expected the {algo} hyperparameters table "
+                          "(a broken install? reinstall vtm-sim)")
+    table = load_yaml(path) or {}
+    if not isinstance(table, dict):
+        raise ConfigError(f"{path}: expected a mapping of env ids to hyperparameters")
+    entry = table.get(env_id, table.get("default", {}))
+    validate(Hyperparams, entry, path, env_id if env_id in table else "default")
+    data.update(entry or {})
+    sources.append(str(path))
     if config is not None:
         cpath = Path(config)
         extra = load_yaml(cpath)
         validate(Hyperparams, extra, cpath)
         data.update(extra or {})
         sources.append(str(cpath))
-    return validate(Hyperparams, data, sources[-1] if sources else "hyperparameters"), sources
+    return validate(Hyperparams, data, sources[-1]), sources
 
 
 @dataclass(frozen=True)

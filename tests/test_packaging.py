@@ -41,6 +41,9 @@ def test_wheel_carries_the_configs_and_no_compiled_code(tmp_path: Path) -> None:
     shipped = {f"vtm_sim/configs/{p.relative_to(ROOT / 'configs')}"
                for p in (ROOT / "configs").rglob("*.yaml")}
     assert shipped and shipped <= names, sorted(shipped - names)[:5]
+    tables = {f"agents/hyperparams/{p.name}"
+              for p in (ROOT / "experiments" / "hyperparams").glob("*.yml")}
+    assert tables and tables <= names, sorted(tables - names)
     assert "vtm_sim/py.typed" in names
     assert {"vtm_sim/battle.py", "envs/env.py", "agents/base.py"} <= names
     assert not [n for n in names if n.endswith((".so", ".pyd"))]

@@ -148,7 +148,7 @@ def test_export_policy_command(tmp_path: Path) -> None:
 
 def test_hyperparameters_come_from_the_yaml_and_the_config(small_config: Path) -> None:
     hp, sources = load_hyperparams("maskable-ppo", ENV_ID)
-    assert sources[0].endswith("experiments/hyperparams/maskable-ppo.yml")
+    assert sources[0].endswith("hyperparams/maskable-ppo.yml")
     assert hp.n_timesteps == 200_000 and hp.n_envs == 4
     hp2, _ = load_hyperparams("ppo", "vtm_sim/SomethingElse-v0", small_config)
     assert hp2.n_steps == 128 and hp2.n_envs == Hyperparams().n_envs
