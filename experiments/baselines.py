@@ -39,7 +39,9 @@ from typing import Any
 import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
-VTM_SIM = [sys.executable, "-c", "from vtm_sim.cli import main; main()"]
+# -P: never the checkout's own packages ahead of the installed ones (with cwd the tree,
+# `python -c` would import the pure source even from the compiled build's interpreter)
+VTM_SIM = [sys.executable, "-P", "-c", "from vtm_sim.cli import main; main()"]
 ENVS = {"duel": "vtm_sim/Duel-v0", "gunfight": "vtm_sim/Gunfight-v0"}
 ALGOS = ("maskable-ppo", "ppo")
 RUNGS = ("ladder:1", "ladder:2", "ladder:3")  # cheap rungs: --episodes battles a seat

@@ -29,7 +29,8 @@ POLICIES = "nearest,tactician,random,brawler"  # the scripted ones (planner sear
 
 
 def tournament(args: list[str], out: Path, *extra: str) -> list[str]:
-    return [sys.executable, "-c", "from vtm_sim.cli import main; main()", "tournament",
+    # -P: the installed build, never the checkout's packages from the working directory
+    return [sys.executable, "-P", "-c", "from vtm_sim.cli import main; main()", "tournament",
             *args, "--out", str(out), *extra]
 
 

@@ -24,7 +24,9 @@ import sys
 import time
 from pathlib import Path
 
-VTM_SIM = [sys.executable, "-c", "from vtm_sim.cli import main; main()"]
+# -P: never the checkout's own packages ahead of the installed ones (with cwd the tree,
+# `python -c` would import the pure source even from the compiled build's interpreter)
+VTM_SIM = [sys.executable, "-P", "-c", "from vtm_sim.cli import main; main()"]
 
 
 def run(args: list[str]) -> str:

@@ -34,7 +34,9 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-VTM_SIM = [sys.executable, "-c", "from vtm_sim.cli import main; main()"]
+# -P: never the checkout's own packages ahead of the installed ones (with cwd the tree,
+# `python -c` would import the pure source even from the compiled build's interpreter)
+VTM_SIM = [sys.executable, "-P", "-c", "from vtm_sim.cli import main; main()"]
 ENVS = {"duel": "vtm_sim/Duel-v0", "gunfight": "vtm_sim/Gunfight-v0"}
 # Each recipe: one or more training stages, each the timesteps, training opponents, sub-envs
 # and config of one `vtm-sim train`; a later stage starts from the model of the one before
