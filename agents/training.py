@@ -128,8 +128,6 @@ def load_hyperparams(
 
     Returns them with the files read. Raises ConfigError naming the file and key.
     """
-    sources: list[str] = []
-    data: dict[str, Any] = {}
     path = HYPERPARAMS_DIR / f"{algo}.yml"
     if not path.is_file():  # never train on silent defaults instead of the committed table
         raise ConfigError(f"{path}: missing, expected the {algo} hyperparameters table "
@@ -139,8 +137,8 @@ def load_hyperparams(
         raise ConfigError(f"{path}: expected a mapping of env ids to hyperparameters")
     entry = table.get(env_id, table.get("default", {}))
     validate(Hyperparams, entry, path, env_id if env_id in table else "default")
-    data.update(entry or {})
-    sources.append(str(path))
+    data: dict[str, Any] = dict(entry or {})
+    sources = [str(path)]
     if config is not None:
         cpath = Path(config)
         extra = load_yaml(cpath)
