@@ -148,7 +148,7 @@ def fit_clone(data: Decisions, out: str | Path, *, scenario: Scenario, teacher: 
             logits = net(obs[b]).masked_fill(~legal[b], -1e9)
             loss = nn.functional.cross_entropy(logits, target[b])
             opt.zero_grad()
-            loss.backward()
+            loss.backward()  # type: ignore[no-untyped-call,unused-ignore]  # torch 2.13: untyped
             opt.step()
     linear = [m for m in net if isinstance(m, nn.Linear)]
     weights = [(m.weight.detach().numpy().copy(), m.bias.detach().numpy().copy())
