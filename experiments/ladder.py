@@ -38,6 +38,18 @@ from vtm_sim.scenario import load_scenario
 from vtm_sim.tournament import PLANNER_ROLLOUTS
 
 DOCS = Path(__file__).resolve().parent.parent / "docs"
+NOTES = "## Notes"
+
+
+def kept_notes(page: Path) -> list[str]:
+    """The hand-written `## Notes` section at the end of the page (provenance of matches
+    measured by hand, or resumed), which a rewrite keeps: the tables are generated, the
+    notes are not."""
+    if not page.exists():
+        return []
+    text = page.read_text(encoding="utf-8")
+    start = text.find("\n" + NOTES + "\n")
+    return [] if start < 0 else ["", *text[start + 1:].rstrip("\n").split("\n")]
 
 
 def write(args: argparse.Namespace, names: list[str],
@@ -80,7 +92,9 @@ def write(args: argparse.Namespace, names: list[str],
         ok = "yes" if m.pooled.score >= MIN_EDGE else "**no**"
         lines.append(f"| {name} | {m.a} | {m.b} | {m.pooled.score:.3f} ({lo:.3f}-{hi:.3f}) | "
                      f"{m.pooled.games} | {ok} |")
-    (DOCS / "ladder.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    page = DOCS / "ladder.md"
+    lines += kept_notes(page)
+    page.write_text("\n".join(lines) + "\n", encoding="utf-8")
     (DOCS / "ladder.json").write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
     print(f"wrote {DOCS / 'ladder.md'}", file=sys.stderr, flush=True)
 

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import itertools
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
 from click.testing import CliRunner
+from experiment_scripts import load_experiment
 from scipy import stats
 
 from vtm_sim import registry
@@ -82,3 +84,18 @@ def test_ladder_command_gives_the_same_table_with_two_jobs() -> None:
     assert one.exit_code == 0 and two.exit_code == 0, (one.output, two.output)
     assert json.loads(one.stdout) == json.loads(two.stdout)
     assert json.loads(one.stdout)["matches"][0]["pooled"]["games"] == 42
+
+
+def test_a_rewrite_of_the_ladder_page_keeps_its_hand_written_notes(tmp_path: Path) -> None:
+    """experiments/ladder.py regenerates docs/ladder.md's tables, and keeps the `## Notes`
+    section after them (provenance of matches measured by hand or resumed), which an
+    earlier rewrite dropped."""
+    ladder_script = load_experiment("ladder")
+    page = tmp_path / "ladder.md"
+    assert ladder_script.kept_notes(page) == []
+    page.write_text("# The difficulty ladder\n\n| a | b |\n", encoding="utf-8")
+    assert ladder_script.kept_notes(page) == []
+    page.write_text("# T\n\n| a |\n\n## Notes\n\nBy hand: seeds 0..499.\n\n", encoding="utf-8")
+    assert ladder_script.kept_notes(page) == ["", "## Notes", "", "By hand: seeds 0..499."]
+    committed = ladder_script.kept_notes(Path(__file__).parent.parent / "docs" / "ladder.md")
+    assert committed[:2] == ["", "## Notes"] and "seventeenth session" in "\n".join(committed)
