@@ -15,9 +15,9 @@ from typing import Literal
 from agents.base import Agent, Explaining
 from envs.actions import ActionCatalog, passive_choice
 from envs.observation import ObservationEncoder
-from vtm_sim.battle import Battle
-from vtm_sim.choices import Choice, Decision
-from vtm_sim.scenario import Scenario
+from vtm_sim.core.choices import Choice, Decision
+from vtm_sim.engine.battle import Battle
+from vtm_sim.files.scenarios import Scenario
 
 __all__ = ["AgentPolicy"]
 

@@ -3,9 +3,9 @@
 A seat is a side of the scenario. For every opponent and every seat the
 player runs every combatant of that side and the opponent every other one,
 over the seeded battles ``seed .. seed + episodes - 1`` (the same seeds for
-every seat and opponent, as in :mod:`vtm_sim.tournament`, so differences are
+every seat and opponent, as in :mod:`vtm_sim.arena.tournament`, so differences are
 differences in play). Rates come with Wilson 95% intervals
-(:func:`vtm_sim.intervals.wilson`).
+(:func:`vtm_sim.arena.intervals.wilson`).
 """
 
 from __future__ import annotations
@@ -15,11 +15,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from vtm_sim.intervals import wilson
-from vtm_sim.outcomes import Outcomes
-from vtm_sim.scenario import Scenario
-from vtm_sim.simulate import Policy
-from vtm_sim.tournament import Backend, seeded_battle
+from vtm_sim.arena.intervals import wilson
+from vtm_sim.arena.outcomes import Outcomes
+from vtm_sim.arena.tournament import Backend, seeded_battle
+from vtm_sim.files.scenarios import Scenario
+from vtm_sim.policies.play import Policy
 
 __all__ = ["Evaluation", "Rates", "evaluate", "evaluate_named", "seats"]
 
@@ -107,7 +107,7 @@ def evaluate(
     """Play ``player`` against each opponent on every seat, ``episodes`` battles a seat.
 
     The same seeds as :func:`evaluate_named` (a test checks the figures agree), in this
-    process. It does not go through :func:`vtm_sim.tournament.seat_results`: a chunk's
+    process. It does not go through :func:`vtm_sim.arena.tournament.seat_results`: a chunk's
     makers come from a named resolver and are cached per process by name
     (``tournament._maker``), so the training's ever-changing model, which has no name,
     would be served its first evaluation's weights."""
@@ -142,11 +142,11 @@ def evaluate_named(
 ) -> Evaluation:
     """:func:`evaluate` for a player and opponents named as every command names a policy
     (``model:PATH``, ``trained:NAME``, ``ladder:4``, ...): the same battles, played as a
-    tournament's chunks (:func:`vtm_sim.tournament.play_chunk`), so ``backend``
+    tournament's chunks (:func:`vtm_sim.arena.tournament.play_chunk`), so ``backend``
     (``--jobs``, ``--backend ray``) decides only where they run, not the result.
     A player against itself plays each seed once; each seat is then scored on it."""
-    from vtm_sim.registry import maker
-    from vtm_sim.tournament import seat_results
+    from vtm_sim.arena.tournament import seat_results
+    from vtm_sim.policies.registry import maker
 
     counts = seat_results(scenario, [(player, opp) for opp in opponents],
                           battles=lambda _a, _b: episodes, seed=seed, resolver=maker,

@@ -24,12 +24,12 @@ import numpy as np
 from agents.learned import ModelInfo
 from envs.actions import ActionCatalog
 from envs.observation import OBS_VERSION, ObservationEncoder
-from vtm_sim.battle import Battle
-from vtm_sim.choices import Choice, Decision
-from vtm_sim.registry import PolicyMaker, maker
-from vtm_sim.scenario import Scenario
-from vtm_sim.simulate import Policy
-from vtm_sim.tournament import seeded_battle
+from vtm_sim.arena.tournament import seeded_battle
+from vtm_sim.core.choices import Choice, Decision
+from vtm_sim.engine.battle import Battle
+from vtm_sim.files.scenarios import Scenario
+from vtm_sim.policies.play import Policy
+from vtm_sim.policies.registry import PolicyMaker, maker
 
 __all__ = ["Decisions", "Recorder", "fit_clone", "record"]
 
@@ -85,7 +85,7 @@ def record(scenario: Scenario, teacher: str, opponents: Sequence[str], battles: 
     Battle ``k`` (of ``battles``) puts the teacher on seat ``k % 2`` against
     ``opponents[(k // 2) % len(opponents)]`` (a name may repeat, to weight it); an
     opponent named as the teacher is recorded too. Battle ``k`` is battle ``seed + k`` of
-    :func:`vtm_sim.tournament.seeded_battle` (the one seeding convention), so any split of
+    :func:`vtm_sim.arena.tournament.seeded_battle` (the one seeding convention), so any split of
     ``battles`` over worker processes gives the same rows in the same order when joined.
     """
     if len(scenario.fighters) != 2:

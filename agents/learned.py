@@ -20,9 +20,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-import vtm_sim
 from agents.base import legal_indices
 from envs.observation import OBS_VERSION
+from vtm_sim.version import compiled_modules
 
 if TYPE_CHECKING:
     from agents.numpy_policy import NumpyPolicy
@@ -41,7 +41,7 @@ def _versions() -> dict[str, str]:
             out[name] = importlib_metadata.version(name)
         except importlib_metadata.PackageNotFoundError:
             continue
-    out["vtm_sim_build"] = "mypyc" if vtm_sim.compiled_modules() else "pure Python"
+    out["vtm_sim_build"] = "mypyc" if compiled_modules() else "pure Python"
     return out
 
 

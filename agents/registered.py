@@ -1,4 +1,4 @@
-"""The agents :mod:`vtm_sim.registry` names, as battle-policy makers.
+"""The agents :mod:`vtm_sim.policies.registry` names, as battle-policy makers.
 
 The engine's registry reaches these through lazy entry points
 (``"agents.registered:brawler"``), so it never imports ``agents`` itself.
@@ -17,9 +17,9 @@ import numpy as np
 from agents.adapter import AgentPolicy
 from agents.scripted import BrawlerAgent, RandomAgent
 from vtm_sim.errors import ConfigError
-from vtm_sim.registry import PolicyMaker
-from vtm_sim.scenario import Scenario
-from vtm_sim.simulate import Policy
+from vtm_sim.files.scenarios import Scenario
+from vtm_sim.policies.play import Policy
+from vtm_sim.policies.registry import PolicyMaker
 
 __all__ = ["POLICY_DIR", "brawler", "model", "random_agent", "shipped", "trained"]
 

@@ -10,7 +10,7 @@ import numpy as np
 from agents.base import legal_indices
 from envs.actions import ActionCatalog
 from envs.observation import DISTANCE_BANDS, OTHER, SELF, ObservationEncoder
-from vtm_sim.choices import (
+from vtm_sim.core.choices import (
     Action,
     ActionKind,
     BloodSpend,
@@ -20,7 +20,7 @@ from vtm_sim.choices import (
     Defense,
     DefenseKind,
 )
-from vtm_sim.maneuver import Maneuver, WeaponUse
+from vtm_sim.core.maneuvers import Maneuver, WeaponUse
 
 __all__ = ["BrawlerAgent", "RandomAgent", "maneuver_ranks"]
 

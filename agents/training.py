@@ -44,11 +44,11 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from agents.evaluation import PolicyMaker, evaluate, seats
 from agents.learned import LearnedAgent, ModelInfo, _versions
-from vtm_sim.battle import Battle
-from vtm_sim.choices import Choice, Decision
-from vtm_sim.config import load_yaml, validate
+from vtm_sim.core.choices import Choice, Decision
+from vtm_sim.data.config import load_yaml, validate
+from vtm_sim.engine.battle import Battle
 from vtm_sim.errors import ConfigError
-from vtm_sim.scenario import Scenario
+from vtm_sim.files.scenarios import Scenario
 
 __all__ = [
     "ALGOS",
@@ -282,8 +282,8 @@ def _env_fns(env_id: str, scenario: Scenario, opponents: Mapping[str, PolicyMake
                                   **kwargs)
             else:
                 if maker is None:  # in a SubprocVecEnv worker
-                    from vtm_sim.registry import maker as named
-                    from vtm_sim.scenario import load_scenario
+                    from vtm_sim.files.scenarios import load_scenario
+                    from vtm_sim.policies.registry import maker as named
 
                     maker = named(opponent, load_scenario(source))
                 spec = {i: seat_class(maker, i) for i in range(n_fighters) if i != me}

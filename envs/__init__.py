@@ -42,7 +42,7 @@ from envs.actions import ActionCatalog, CatalogError
 from envs.env import VtmEnv
 from envs.match import DEFAULT_ILLEGAL_PENALTY, DEFAULT_SHAPING
 from envs.observation import OBS_VERSION, ObservationEncoder
-from vtm_sim.scenario import list_scenarios
+from vtm_sim.files.scenarios import list_scenarios
 
 __all__ = [
     "DEFAULT_ILLEGAL_PENALTY",

@@ -38,7 +38,7 @@ from typing import Final
 import numpy as np
 
 from envs.errors import CatalogError
-from vtm_sim.choices import (
+from vtm_sim.core.choices import (
     NO_DEFENSE,
     AbortMethod,
     Action,
@@ -53,10 +53,10 @@ from vtm_sim.choices import (
     DefenseKind,
     shared,
 )
-from vtm_sim.maneuver import Maneuver
-from vtm_sim.rules import RuleSet
-from vtm_sim.scenario import Scenario
-from vtm_sim.tables import Tables, load_tables
+from vtm_sim.core.maneuvers import Maneuver
+from vtm_sim.data.rules import RuleSet
+from vtm_sim.data.tables import Tables, load_tables
+from vtm_sim.files.scenarios import Scenario
 
 __all__ = ["MAX_CELERITY", "ActionCatalog", "CatalogError", "passive_choice"]
 
@@ -195,7 +195,7 @@ class ActionCatalog:
             + _defenses()
             + _jumps(num_combatants)
         )
-        # The engine's shared objects (vtm_sim.choices.shared): the options it
+        # The engine's shared objects (vtm_sim.core.choices.shared): the options it
         # offers are these very objects, found by identity below.
         self.choices: tuple[Choice, ...] = tuple(shared(c) for c in choices)
         self.index: dict[Choice, int] = {c: i for i, c in enumerate(self.choices)}

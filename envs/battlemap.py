@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from vtm_sim.battle import Battle
-from vtm_sim.space import CoverLevel
+from vtm_sim.core.space import CoverLevel
+from vtm_sim.engine.battle import Battle
 
 __all__ = ["SIZE", "picture"]
 

@@ -25,8 +25,8 @@ from envs.match import (
     ObsMode,
 )
 from envs.observation import OBS_VERSION
-from vtm_sim.battle import Battle
-from vtm_sim.scenario import Scenario
+from vtm_sim.engine.battle import Battle
+from vtm_sim.files.scenarios import Scenario
 
 __all__ = ["CombatantAgents"]
 

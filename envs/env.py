@@ -20,8 +20,8 @@ from envs.match import (
 )
 from envs.observation import OBS_VERSION
 from envs.opponents import OpponentSpec, build_policies, opponent_factories
-from vtm_sim.battle import Battle
-from vtm_sim.scenario import Scenario
+from vtm_sim.engine.battle import Battle
+from vtm_sim.files.scenarios import Scenario
 
 __all__ = ["CONTROLS", "Control", "VtmEnv"]
 

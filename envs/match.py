@@ -30,13 +30,13 @@ import numpy as np
 
 from envs.actions import ActionCatalog, passive_choice
 from envs.observation import ObservationEncoder
-from vtm_sim.battle import Battle
-from vtm_sim.choices import Choice, Decision, DecisionKind
-from vtm_sim.dice import RngDice
+from vtm_sim.core.choices import Choice, Decision, DecisionKind
+from vtm_sim.core.dice import RngDice
+from vtm_sim.data.tables import load_tables
+from vtm_sim.engine.battle import Battle
 from vtm_sim.errors import IllegalActionError
 from vtm_sim.events import DamageEvent, Event
-from vtm_sim.scenario import Scenario, load_scenario
-from vtm_sim.tables import load_tables
+from vtm_sim.files.scenarios import Scenario, load_scenario
 
 __all__ = [
     "DEFAULT_ILLEGAL_ACTION",
@@ -263,7 +263,7 @@ class Match:
 
 def narrate_since(events: list[Event], start: int) -> list[str]:
     """Narration lines of ``events[start:]`` (the prefix gives names and context)."""
-    from vtm_sim.narration import narrate  # rendering only: keep it off the step path
+    from vtm_sim.text.narration import narrate  # rendering only: keep it off the step path
 
     before = len(narrate(events[:start])) if start > 0 else 0
     return narrate(events)[before:]

@@ -73,16 +73,16 @@ from typing import Any, Final
 import numpy as np
 from gymnasium import spaces
 
-from vtm_sim.battle import Battle
-from vtm_sim.chase import chasing, lead_of
-from vtm_sim.choices import Decision, DecisionKind
-from vtm_sim.combatant import Combatant
-from vtm_sim.movement import jump_needed, jump_successes
-from vtm_sim.obstacles import nearest_obstacle
-from vtm_sim.rules import RuleSet
-from vtm_sim.scenario import Scenario
-from vtm_sim.space import CoverLevel, ObstacleKind
-from vtm_sim.tables import Tables, WeaponClass, load_tables
+from vtm_sim.core.choices import Decision, DecisionKind
+from vtm_sim.core.space import CoverLevel, ObstacleKind
+from vtm_sim.data.rules import RuleSet
+from vtm_sim.data.tables import Tables, WeaponClass, load_tables
+from vtm_sim.engine.battle import Battle
+from vtm_sim.engine.chase import chasing, lead_of
+from vtm_sim.engine.obstacles import nearest_obstacle
+from vtm_sim.files.scenarios import Scenario
+from vtm_sim.mechanics.combatant import Combatant
+from vtm_sim.mechanics.movement import jump_needed, jump_successes
 
 __all__ = ["OBS_VERSION", "PREFIX_VERSIONS", "TEMPO", "Block", "ObservationEncoder"]
 

@@ -7,8 +7,8 @@ An opponent is given as any of:
 - a policy class, instantiated at every reset: with a generator derived
   from the env's ``np_random`` if its constructor takes an argument
   (``RandomPolicy``), else with none (``NearestEnemyPolicy``);
-- a name of :mod:`vtm_sim.registry` (``vtm-sim policies``): ``"nearest"``
-  (:class:`~vtm_sim.policy.NearestEnemyPolicy`), ``"tactician"`` (by exact
+- a name of :mod:`vtm_sim.policies.registry` (``vtm-sim policies``): ``"nearest"``
+  (:class:`~vtm_sim.policies.nearest.NearestEnemyPolicy`), ``"tactician"`` (by exact
   odds), ``"random"`` (env-seeded), ``"planner"``, ``"brawler"``, a tactic
   such as ``"gunman"``, a ladder rung ``"ladder:3"``, ``"model:PATH"``, ...;
 - a dict combatant id -> any of the above (ids not in it get ``"nearest"``).
@@ -24,12 +24,12 @@ from collections.abc import Callable, Iterable, Mapping
 
 import numpy as np
 
-from vtm_sim import registry
-from vtm_sim.battle import Battle
-from vtm_sim.choices import Choice, Decision
+from vtm_sim.core.choices import Choice, Decision
+from vtm_sim.engine.battle import Battle
 from vtm_sim.errors import ConfigError
-from vtm_sim.scenario import Scenario
-from vtm_sim.simulate import Policy
+from vtm_sim.files.scenarios import Scenario
+from vtm_sim.policies import registry
+from vtm_sim.policies.play import Policy
 
 __all__ = ["OpponentSpec", "PolicyFn", "build_policies", "opponent_factories"]
 

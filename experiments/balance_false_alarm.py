@@ -25,8 +25,8 @@ except ImportError:  # a checkout that is not installed
 
 from scipy.stats import binom, fisher_exact
 
-from vtm_sim.balance import matchup_id, read_baselines
-from vtm_sim.regression import load_suite
+from vtm_sim.regress.balance import matchup_id, read_baselines
+from vtm_sim.regress.suite import load_suite
 
 
 def reject_chance(n: int, p_old: float, p_new: float, alpha: float) -> float:

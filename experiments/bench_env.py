@@ -82,8 +82,8 @@ def bench_engine(steps: int) -> float:
     """The same loop without the env: agent decisions per second driving the engine
     directly (random agent, NearestEnemyPolicy opponent, forced decisions skipped),
     the ceiling the env's own overhead is measured against."""
-    from vtm_sim.policy import NearestEnemyPolicy, RandomPolicy
-    from vtm_sim.scenario import load_scenario
+    from vtm_sim.files.scenarios import load_scenario
+    from vtm_sim.policies.nearest import NearestEnemyPolicy, RandomPolicy
 
     scenario = load_scenario("duel")
     agent, other = RandomPolicy(np.random.default_rng(0)), NearestEnemyPolicy()

@@ -17,6 +17,11 @@ checkouts (``--root``, run with the same interpreter) compare exactly.
 The nearest policy plays the same battles event for event in every checkout
 since the pre-fight-states base (94c8e9f), except where a rule fix changes
 gunfight (RNG-4, RNG-6), so duel and bar_brawl compare like for like.
+
+With ``--env-steps`` (default 2,000) it also counts env steps: the scenario's
+Gymnasium env on default arguments, masked-random actions, episodes reset as
+they end. Both counts run on the layered package and, through ``--root``, on a
+checkout from before it (its old module paths are tried second).
 """
 
 from __future__ import annotations
@@ -33,9 +38,14 @@ CHILD = """
 import collections
 import sys
 sys.path.insert(0, {root!r})
-from vtm_sim.policy import NearestEnemyPolicy
-from vtm_sim.scenario import load_scenario
-from vtm_sim.simulate import play
+try:  # the layered package (0.2)
+    from vtm_sim.policies.nearest import NearestEnemyPolicy
+    from vtm_sim.files.scenarios import load_scenario
+    from vtm_sim.policies.play import play
+except ImportError:  # a checkout from before the layers, measured with --root
+    from vtm_sim.policy import NearestEnemyPolicy
+    from vtm_sim.scenario import load_scenario
+    from vtm_sim.simulate import play
 
 scenario = load_scenario({scenario!r})
 n = len(scenario.fighters)
@@ -49,11 +59,40 @@ for seed in range(1000, 1002):  # warm caches (imports, tables) outside the coun
     one(seed)
 collections.deque(map(one, range({battles})), maxlen=0)  # counted
 """
+# env steps: the scenario's env on default arguments, masked-random actions from a seeded
+# generator (drawn before the count), episodes reset inside the count as training does
+ENV_CHILD = """
+import collections
+import sys
+sys.path.insert(0, {root!r})
+import numpy as np
+import gymnasium as gym
+import envs
+
+eid = envs.env_id({scenario!r})
+env = gym.make(eid)
+rng = np.random.default_rng(0)
+obs, info = env.reset(seed=0)
 
 
-def count(root: Path, scenario: str, battles: int) -> int:
-    """Instructions collected inside the counted battles."""
-    code = CHILD.format(root=str(root), scenario=scenario, battles=battles)
+def step(_):
+    global obs, info
+    legal = np.flatnonzero(info["action_mask"])
+    a = int(legal[rng.integers(len(legal))]) if len(legal) else 0
+    obs, r, term, trunc, info = env.step(a)
+    if term or trunc:
+        obs, info = env.reset()
+
+
+collections.deque(map(step, range(200)), maxlen=0)  # warm
+collections.deque(map(step, range({steps})), maxlen=0)  # counted
+"""
+
+
+def count(root: Path, scenario: str, battles: int, *, env_steps: int = 0) -> int:
+    """Instructions collected inside the counted battles (or, with ``env_steps``, steps)."""
+    code = (ENV_CHILD.format(root=str(root), scenario=scenario, steps=env_steps) if env_steps
+            else CHILD.format(root=str(root), scenario=scenario, battles=battles))
     env = {**os.environ, "PYTHONHASHSEED": "0", "PYTHONPATH": str(root)}
     out = subprocess.run(
         ["valgrind", "--tool=callgrind", "--toggle-collect=map_next",
@@ -71,11 +110,17 @@ def main() -> None:
     ap.add_argument("scenarios", nargs="*", default=["duel", "bar_brawl", "gunfight"])
     ap.add_argument("--root", type=Path, default=HERE.parent, help="checkout to measure")
     ap.add_argument("--battles", type=int, default=20)
+    ap.add_argument("--env-steps", type=int, default=2000,
+                    help="env steps counted per scenario (0: battles only)")
     args = ap.parse_args()
     for sc in args.scenarios:
         per = count(args.root, sc, args.battles) / args.battles
         print(f"{sc}: {per / 1e6:.2f} M instructions a battle ({args.battles} battles, "
               f"{args.root})", flush=True)
+        if args.env_steps:
+            per = count(args.root, sc, 0, env_steps=args.env_steps) / args.env_steps
+            print(f"{sc}: {per / 1e3:.1f} k instructions an env step ({args.env_steps} steps, "
+                  f"masked random)", flush=True)
 
 
 if __name__ == "__main__":

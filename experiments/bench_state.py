@@ -29,10 +29,10 @@ except ImportError:  # a checkout that is not installed
 
 import gymnasium as gym
 
-from vtm_sim.battle import Battle
-from vtm_sim.policy import NearestEnemyPolicy
-from vtm_sim.scenario import load_scenario
-from vtm_sim.simulate import play
+from vtm_sim.engine.battle import Battle
+from vtm_sim.files.scenarios import load_scenario
+from vtm_sim.policies.nearest import NearestEnemyPolicy
+from vtm_sim.policies.play import play
 
 
 def per_call(fn: Callable[[], Any], repeat: int) -> float:

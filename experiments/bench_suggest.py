@@ -34,10 +34,10 @@ except ImportError:  # a checkout that is not installed
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
     import vtm_sim
 
-from vtm_sim.advice import advise, default_workers, find_combatant
-from vtm_sim.choices import DecisionKind
-from vtm_sim.policy import NearestEnemyPolicy
-from vtm_sim.scenario import load_scenario
+from vtm_sim.analysis.advice import advise, default_workers, find_combatant
+from vtm_sim.core.choices import DecisionKind
+from vtm_sim.files.scenarios import load_scenario
+from vtm_sim.policies.nearest import NearestEnemyPolicy
 
 
 def main() -> None:

@@ -16,10 +16,10 @@ from pathlib import Path
 
 import numpy as np
 
-from vtm_sim import odds
-from vtm_sim.battle import Battle, Fighter
-from vtm_sim.simulate import play
-from vtm_sim.stats import load_stat_block
+from vtm_sim.data.stat_blocks import load_stat_block
+from vtm_sim.engine.battle import Battle, Fighter
+from vtm_sim.mechanics import odds
+from vtm_sim.policies.play import play
 
 ROOT = Path(__file__).resolve().parent.parent
 PAIRS = [
@@ -51,7 +51,7 @@ def bench_battles(n: int) -> dict[str, float]:
 
 def bench_scenarios(n: int) -> dict[str, float]:
     """Battles per second for every shipped scenario, built-in policy on all sides."""
-    from vtm_sim.scenario import list_scenarios, load_scenario
+    from vtm_sim.files.scenarios import list_scenarios, load_scenario
 
     out: dict[str, float] = {}
     for name in list_scenarios():

@@ -6,8 +6,8 @@ policy improvement with the opponent known.
 
 ``RespondPolicy`` plays the duel's seat given by ``--seats`` (both by default). At each of
 its declare, act and defend decisions it scores the planner's candidate options
-(:func:`vtm_sim.planner.candidates`, the shipped ``trained:duel`` pick first) by
-``--rollouts`` rollouts in all (sequential halving, :func:`vtm_sim.planner.evaluate`). Each
+(:func:`vtm_sim.policies.planner.candidates`, the shipped ``trained:duel`` pick first) by
+``--rollouts`` rollouts in all (sequential halving, :func:`vtm_sim.policies.planner.evaluate`). Each
 is **played to the end of the fight**, ``trained:duel`` on its own side and a numpy clone
 of the planner (``experiments/planner_clone.py``, 98% agreement) on the other. It takes the
 best option unless that beats the trained pick by less than ``CONFIDENCE`` standard errors.
@@ -51,13 +51,13 @@ from pathlib import Path
 import numpy as np
 
 import agents  # noqa: F401  (registers the agents' policy names, trained:NAME among them)
-from vtm_sim.battle import Battle
-from vtm_sim.choices import Choice, Decision
-from vtm_sim.planner import DELIBERATE, candidates, evaluate
-from vtm_sim.registry import PolicyMaker, maker
-from vtm_sim.scenario import Scenario, load_scenario
-from vtm_sim.simulate import Policy
-from vtm_sim.tournament import seeded_battle
+from vtm_sim.arena.tournament import seeded_battle
+from vtm_sim.core.choices import Choice, Decision
+from vtm_sim.engine.battle import Battle
+from vtm_sim.files.scenarios import Scenario, load_scenario
+from vtm_sim.policies.planner import DELIBERATE, candidates, evaluate
+from vtm_sim.policies.play import Policy
+from vtm_sim.policies.registry import PolicyMaker, maker
 
 CONFIDENCE = 1.0  # standard errors by which an option must beat the trained pick
 

@@ -29,8 +29,9 @@ from typing import Any
 import numpy as np
 
 import agents  # noqa: F401  (registers the agents' policy names, trained:NAME among them)
-from vtm_sim.battle import Battle
-from vtm_sim.choices import (
+from vtm_sim.arena.intervals import wilson
+from vtm_sim.arena.tournament import seeded_battle
+from vtm_sim.core.choices import (
     Action,
     ActionKind,
     Choice,
@@ -40,12 +41,11 @@ from vtm_sim.choices import (
     Defense,
     DefenseKind,
 )
-from vtm_sim.combatant import Combatant
-from vtm_sim.intervals import wilson
-from vtm_sim.registry import PolicyMaker, maker
-from vtm_sim.scenario import load_scenario
-from vtm_sim.simulate import Policy
-from vtm_sim.tournament import seeded_battle
+from vtm_sim.engine.battle import Battle
+from vtm_sim.files.scenarios import load_scenario
+from vtm_sim.mechanics.combatant import Combatant
+from vtm_sim.policies.play import Policy
+from vtm_sim.policies.registry import PolicyMaker, maker
 
 BRAWLER, KNIFE_FIGHTER = 0, 1  # the duel's seats (configs/scenarios/duel.yaml)
 Rule = Callable[[Battle, Decision, Combatant, Choice], Choice | None]

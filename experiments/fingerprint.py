@@ -32,11 +32,11 @@ except ImportError:  # a checkout that is not installed
 
 import gymnasium as gym
 
-from vtm_sim.policy import NearestEnemyPolicy, RandomPolicy
-from vtm_sim.rules import load_rules
-from vtm_sim.scenario import list_scenarios, load_scenario
-from vtm_sim.simulate import play
-from vtm_sim.tactics import TacticianPolicy
+from vtm_sim.data.rules import load_rules
+from vtm_sim.files.scenarios import list_scenarios, load_scenario
+from vtm_sim.policies.nearest import NearestEnemyPolicy, RandomPolicy
+from vtm_sim.policies.play import play
+from vtm_sim.policies.tactician import TacticianPolicy
 
 SEEDS = 15
 ENV_STEPS = 600
@@ -70,7 +70,7 @@ def battles() -> dict[str, dict[str, str]]:
                         policies = [TacticianPolicy() for _ in sc.fighters]
                     else:
                         policies = [NearestEnemyPolicy() for _ in sc.fighters]
-                    from vtm_sim.battle import Battle
+                    from vtm_sim.engine.battle import Battle
 
                     b = Battle(sc.fighters, seed=seed, rules=rules, turn_limit=sc.turn_limit,
                                field=sc.field, ambush=sc.ambush)

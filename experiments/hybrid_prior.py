@@ -4,7 +4,7 @@
         --battles 100 --seed 1 --jobs 1
 
 Registers one more policy family, ``hybrid:N`` (N rollouts a duel decision; 64 is the
-tournament's budget, as ``planner``): :class:`vtm_sim.planner.PlannerPolicy`
+tournament's budget, as ``planner``): :class:`vtm_sim.policies.planner.PlannerPolicy`
 with ``prior=`` the shipped ``trained:duel`` policy instead of the tactician, so that the
 rollouts overrule the learned pick only where they say it is worse. Then runs
 ``vtm-sim`` with the remaining arguments (any command that names policies; ``--jobs 1``:
@@ -22,9 +22,9 @@ import sys
 import numpy as np
 
 import agents  # noqa: F401  (registers the agents' policy names, trained:NAME among them)
-from vtm_sim.planner import PlannerPolicy
-from vtm_sim.registry import PolicyMaker, maker, register
-from vtm_sim.scenario import Scenario
+from vtm_sim.files.scenarios import Scenario
+from vtm_sim.policies.planner import PlannerPolicy
+from vtm_sim.policies.registry import PolicyMaker, maker, register
 
 
 def _hybrid(scenario: Scenario, arg: str) -> PolicyMaker:

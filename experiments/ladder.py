@@ -11,7 +11,7 @@ rung on each side in turn, same seeds), ``M`` for the pairs with the planner
 intervals (scipy), and says whether each rung beats the one below by at least
 0.55. ``vtm-sim ladder SCENARIO`` prints the same table for one scenario.
 ``--jobs`` plays the battles in worker processes (a tournament's chunks,
-``vtm_sim.ladder.round_robin``): the tables do not depend on it.
+``vtm_sim.arena.ladder.round_robin``): the tables do not depend on it.
 """
 
 from __future__ import annotations
@@ -24,18 +24,18 @@ from pathlib import Path
 from typing import Any
 
 import vtm_sim
-from vtm_sim.backends import backend
-from vtm_sim.ladder import (
+from vtm_sim.arena.backends import backend
+from vtm_sim.arena.ladder import (
     MIN_EDGE,
     Match,
     adjacent,
     play_match,
-    rungs,
     table_lines,
     to_json,
 )
-from vtm_sim.scenario import load_scenario
-from vtm_sim.tournament import PLANNER_ROLLOUTS
+from vtm_sim.files.scenarios import load_scenario
+from vtm_sim.policies.planner import PLANNER_ROLLOUTS
+from vtm_sim.policies.rungs import rungs
 
 DOCS = Path(__file__).resolve().parent.parent / "docs"
 NOTES = "## Notes"
@@ -68,7 +68,7 @@ def write(args: argparse.Namespace, names: list[str],
         f"{args.planner_battles} --planner-pairs {args.planner_pairs} --seed {args.seed}"
         f"{' --resume' if args.resume else ''}` "
         f"({build} build, planner at {PLANNER_ROLLOUTS} rollouts a decision in a duel, "
-        "fewer in bigger fights: `vtm_sim.planner.budget`). "
+        "fewer in bigger fights: `vtm_sim.policies.planner.budget`). "
         "`vtm-sim ladder SCENARIO` re-measures one scenario. Every pair plays the same seeds "
         "with the higher rung on each seat; the pooled score is over both seats.",
         "",

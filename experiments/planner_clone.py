@@ -32,7 +32,7 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 from agents.imitation import Decisions, fit_clone, record
-from vtm_sim.scenario import load_scenario
+from vtm_sim.files.scenarios import load_scenario
 
 TEACHER = "ladder:4"
 # trained:duel weighted 4 (the learner's states), the planner itself 2, the rest 1 each

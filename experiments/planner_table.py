@@ -6,10 +6,10 @@ Usage: python experiments/planner_table.py [--battles N] [--rollouts R]
 
 For every scenario and opponent, seed ``s`` (0 .. N-1) is played twice: the
 planner on the scenario's first side and the opponent on the others, then the
-other way round, each combatant's policy made as ``vtm_sim.tournament`` makes
+other way round, each combatant's policy made as ``vtm_sim.arena.tournament`` makes
 it (a generator seeded ``[s, 7]``). The planner's score is its wins plus half
 its draws over the 2N battles, with a Wilson 95% interval
-(``vtm_sim.intervals.wilson``). Scenarios are played one after the other, each
+(``vtm_sim.arena.intervals.wilson``). Scenarios are played one after the other, each
 seed against every opponent in turn, so when ``--time-limit`` (seconds a
 scenario may take) stops a scenario its pairings have the same N; the page is
 rewritten as battles finish and says how many did. ``--jobs`` plays seeds in
@@ -35,12 +35,12 @@ except ImportError:  # a checkout that is not installed
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
     import vtm_sim
 
-from vtm_sim.intervals import wilson
-from vtm_sim.planner import PlannerPolicy, budget
-from vtm_sim.registry import maker
-from vtm_sim.scenario import Scenario, load_scenario
-from vtm_sim.simulate import Policy
-from vtm_sim.tournament import PLANNER_ROLLOUTS, seeded_battle
+from vtm_sim.arena.intervals import wilson
+from vtm_sim.arena.tournament import seeded_battle
+from vtm_sim.files.scenarios import Scenario, load_scenario
+from vtm_sim.policies.planner import PLANNER_ROLLOUTS, PlannerPolicy, budget
+from vtm_sim.policies.play import Policy
+from vtm_sim.policies.registry import maker
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -112,12 +112,12 @@ def page(pairings: list[Pairing], args: argparse.Namespace, started: float,
         "",
         f"- Command: `{command}` ({build} build, `nice -n 10`, on a shared 2-core machine).",
         f"- Planner: `PlannerPolicy.for_fight(combatants, {args.rollouts}, seed=...)` "
-        "(`vtm_sim.planner.budget`: "
+        "(`vtm_sim.policies.planner.budget`: "
         + ", ".join(f"{name} {budget(args.rollouts, len(load_scenario(name).fighters))}"
                     for name in args.scenarios)
         + " rollouts a decision; past two combatants the tactician plays the rollouts on and "
         "`CROWD_CONFIDENCE` standard errors let an option overrule the prior), the defaults "
-        f"of `vtm_sim.planner.PlannerPolicy` otherwise, as the `planner` name plays "
+        f"of `vtm_sim.policies.planner.PlannerPolicy` otherwise, as the `planner` name plays "
         f"({PLANNER_ROLLOUTS} for a duel).",
         f"- Seeds 0..N-1 of each scenario, each played in both seats (2N battles a "
         f"pairing); {args.battles} seeds asked"
@@ -127,7 +127,7 @@ def page(pairings: list[Pairing], args: argparse.Namespace, started: float,
         f"- Wall time so far: {time.perf_counter() - started:.0f} s.",
         "",
         "Score = the planner's wins plus half its draws, per battle; 95% interval: Wilson "
-        "(`vtm_sim.intervals.wilson`, scipy; a draw counts half a win, the total rounded). "
+        "(`vtm_sim.arena.intervals.wilson`, scipy; a draw counts half a win, the total rounded). "
         "Seat 0 is the scenario's first side (duel: the Bar Brawler; gunfight: the police), "
         "seat 1 the others.",
         "",

@@ -17,10 +17,10 @@ import argparse
 from collections import Counter
 
 import agents  # noqa: F401  (registers the agents' policy names)
-from vtm_sim import registry
+from vtm_sim.arena.tournament import seeded_battle
 from vtm_sim.events.turn import DecideEvent
-from vtm_sim.scenario import load_scenario
-from vtm_sim.tournament import seeded_battle
+from vtm_sim.files.scenarios import load_scenario
+from vtm_sim.policies import registry
 
 
 def label(kind: str, choice: dict[str, object]) -> str:

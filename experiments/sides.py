@@ -20,9 +20,9 @@ from pathlib import Path
 
 from scipy.stats import binomtest
 
-from vtm_sim.registry import maker
-from vtm_sim.scenario import list_scenarios, load_scenario
-from vtm_sim.tournament import seeded_battle
+from vtm_sim.arena.tournament import seeded_battle
+from vtm_sim.files.scenarios import list_scenarios, load_scenario
+from vtm_sim.policies.registry import maker
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "scenarios.md"
 START, END = "<!-- side-balance:start -->", "<!-- side-balance:end -->"

@@ -45,7 +45,7 @@ def test_wheel_carries_the_configs_and_no_compiled_code(tmp_path: Path) -> None:
               for p in (ROOT / "experiments" / "hyperparams").glob("*.yml")}
     assert tables and tables <= names, sorted(tables - names)
     assert "vtm_sim/py.typed" in names
-    assert {"vtm_sim/battle.py", "envs/env.py", "agents/base.py"} <= names
+    assert {"vtm_sim/engine/battle.py", "envs/env.py", "agents/base.py"} <= names
     assert not [n for n in names if n.endswith((".so", ".pyd"))]
 
 
@@ -100,18 +100,18 @@ def test_the_build_under_test_is_the_one_asked_for() -> None:
 def test_the_installed_build_replays_the_source_tree_byte_for_byte() -> None:
     """Battles in this process (the build under test: compiled in CI's second pass)
     and in a subprocess importing the checkout's pure-Python source give identical logs."""
-    from vtm_sim.policy import NearestEnemyPolicy
-    from vtm_sim.scenario import load_scenario
-    from vtm_sim.simulate import play
-    from vtm_sim.tactics import TacticianPolicy
+    from vtm_sim.files.scenarios import load_scenario
+    from vtm_sim.policies.nearest import NearestEnemyPolicy
+    from vtm_sim.policies.play import play
+    from vtm_sim.policies.tactician import TacticianPolicy
 
     cases = [("duel", 1), ("bar_brawl", 2), ("grapple_and_bite", 3), ("swat_raid", 4)]
     code = (
         "import json, sys, vtm_sim\n"
-        "from vtm_sim.scenario import load_scenario\n"
-        "from vtm_sim.simulate import play\n"
-        "from vtm_sim.policy import NearestEnemyPolicy\n"
-        "from vtm_sim.tactics import TacticianPolicy\n"
+        "from vtm_sim.files.scenarios import load_scenario\n"
+        "from vtm_sim.policies.play import play\n"
+        "from vtm_sim.policies.nearest import NearestEnemyPolicy\n"
+        "from vtm_sim.policies.tactician import TacticianPolicy\n"
         "assert vtm_sim.__file__.startswith(sys.argv[1]), vtm_sim.__file__\n"
         "for name, seed in json.loads(sys.argv[2]):\n"
         "    b = load_scenario(name).battle(seed=seed)\n"

@@ -1,39 +1,88 @@
 """vtm_sim: the Vampire: The Masquerade (V20) combat rules engine.
 
-The engine is pure Python plus numpy; it imports neither gymnasium nor torch.
-``VTM_SIM_COMPILE=1 pip install .`` builds its hot modules with mypyc instead
-(see ``build_hooks.py``); :func:`compiled_modules` tells which build is loaded.
-:func:`load_state` starts a battle from a state file (``docs/states.md``);
-it is imported on first use, so ``import vtm_sim`` stays light.
+The public API, everything a first script needs::
+
+    from vtm_sim import load_scenario, play
+
+    battle = play(load_scenario("duel").battle(seed=7))
+    print(battle)
+
+The package is layered, lowest first: ``core`` (dice, choices, health, space,
+weapons, maneuvers), ``data`` (YAML, tables, stat blocks, rules profiles),
+``events``, ``mechanics`` (a combatant, one attack, exact odds), ``engine``
+(the battle's turn machine), ``files`` (scenarios, state files, replay),
+``text`` (narration), ``policies``, ``analysis`` (advice, cards), ``arena``
+(tournaments), ``regress`` and ``cli``; a module imports only from its own
+layer and the ones below (``tests/test_layers.py``).
+
+The names below are imported on first use (PEP 562), so ``import vtm_sim``
+stays light: the CLI starts without loading the engine. The engine imports
+neither gymnasium nor torch.
 """
 
 from __future__ import annotations
 
-import sys
-from importlib.machinery import EXTENSION_SUFFIXES
+import importlib
 from typing import TYPE_CHECKING, Any
 
-if TYPE_CHECKING:
-    from vtm_sim.standing import load_state
+from vtm_sim.errors import ConfigError, IllegalActionError, VtmSimError
+from vtm_sim.version import __version__, compiled_modules
 
-__version__ = "0.1.0"
-__all__ = ["compiled_modules", "load_state"]
+if TYPE_CHECKING:
+    from vtm_sim.core.choices import Choice, Decision
+    from vtm_sim.engine.battle import Battle, Fighter
+    from vtm_sim.files.scenarios import Scenario, load_scenario
+    from vtm_sim.files.state_files import load_state
+    from vtm_sim.policies.play import Policy, play
+    from vtm_sim.policies.registry import make_policy, policy_names
+    from vtm_sim.text.narration import narrate
+
+# name -> the module that owns it
+_LAZY = {
+    "Battle": "vtm_sim.engine.battle",
+    "Fighter": "vtm_sim.engine.battle",
+    "Choice": "vtm_sim.core.choices",
+    "Decision": "vtm_sim.core.choices",
+    "Scenario": "vtm_sim.files.scenarios",
+    "load_scenario": "vtm_sim.files.scenarios",
+    "load_state": "vtm_sim.files.state_files",
+    "Policy": "vtm_sim.policies.play",
+    "play": "vtm_sim.policies.play",
+    "make_policy": "vtm_sim.policies.registry",
+    "policy_names": "vtm_sim.policies.registry",
+    "narrate": "vtm_sim.text.narration",
+}
+
+__all__ = [
+    "Battle",
+    "Choice",
+    "ConfigError",
+    "Decision",
+    "Fighter",
+    "IllegalActionError",
+    "Policy",
+    "Scenario",
+    "VtmSimError",
+    "__version__",
+    "compiled_modules",
+    "load_scenario",
+    "load_state",
+    "make_policy",
+    "narrate",
+    "play",
+    "policy_names",
+]
 
 
 def __getattr__(name: str) -> Any:
-    """Lazy exports: ``from vtm_sim import load_state`` imports the engine only then."""
-    if name == "load_state":
-        from vtm_sim.standing import load_state
+    """The lazy part of the public API: ``from vtm_sim import Battle`` loads the engine then."""
+    owner = _LAZY.get(name)
+    if owner is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(owner), name)
+    globals()[name] = value
+    return value
 
-        return load_state
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
-
-def compiled_modules() -> list[str]:
-    """The project's modules loaded so far from compiled extensions (empty: pure Python)."""
-    suffixes = tuple(EXTENSION_SUFFIXES)
-    return sorted(
-        name for name, module in list(sys.modules.items())
-        if name.partition(".")[0] in ("vtm_sim", "envs", "agents")
-        and (getattr(module, "__file__", None) or "").endswith(suffixes)
-    )
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))

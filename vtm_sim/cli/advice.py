@@ -1,7 +1,7 @@
 """What should this NPC do now: ``vtm-sim suggest``; ``vtm-sim export-behaviors``.
 
 The engine is imported inside each command, so a command's ``--help`` imports
-click and the decision kinds it lists, nothing more (tests/test_startup.py).
+click and the decision kinds it lists, nothing more (tests/cli/test_startup.py).
 """
 
 from __future__ import annotations
@@ -12,24 +12,24 @@ from typing import TYPE_CHECKING
 
 import click
 
-from vtm_sim.choices import DecisionKind
 from vtm_sim.cli.base import _dump, main, user_errors
+from vtm_sim.core.choices import DecisionKind
 
 if TYPE_CHECKING:
-    from vtm_sim.advice import Advice
-    from vtm_sim.battle import Battle
-    from vtm_sim.simulate import Policy
+    from vtm_sim.analysis.advice import Advice
+    from vtm_sim.engine.battle import Battle
+    from vtm_sim.policies.play import Policy
 
 
 def _playout(name: str, battle: Battle, seed: int) -> Callable[[int], Policy]:
     """Who plays on in the simulated fights: ``planner`` means the planner's own playouts
-    (:func:`vtm_sim.planner.playout_for`: nearest in a duel, the tactician in a bigger
+    (:func:`vtm_sim.policies.planner.playout_for`: nearest in a duel, the tactician in a bigger
     fight); any other name of the registry plays itself."""
     import numpy as np
 
-    from vtm_sim import registry
     from vtm_sim.errors import ConfigError
-    from vtm_sim.planner import playout_for
+    from vtm_sim.policies import registry
+    from vtm_sim.policies.planner import playout_for
 
     if name == "planner":
         return playout_for(len(battle.combatants))
@@ -73,13 +73,13 @@ def suggest_cmd(source: str, npc: str, policy_name: str, rollouts: int, seed: in
     to wound, levels on average, to take the target down) and its chance to
     win the whole fight by simulated fights, with a 95% interval.
     """
-    from vtm_sim.advice import advise, find_combatant
+    from vtm_sim.analysis.advice import advise, find_combatant
     from vtm_sim.cli.battles import _is_state_file
-    from vtm_sim.scenario import load_scenario
+    from vtm_sim.files.scenarios import load_scenario
 
     with user_errors():
         if _is_state_file(source):
-            from vtm_sim import load_state
+            from vtm_sim.files.state_files import load_state
 
             battle: Battle = load_state(source, seed=seed)
         else:
@@ -139,12 +139,12 @@ def export_behaviors_cmd(scenario_name: str, npc: str, policy_name: str, others_
     In the situations that matter (its wounds, the range, cover, ammunition,
     the enemy's state) what it does, how often, and how well that worked.
     """
-    from vtm_sim import registry
-    from vtm_sim.advice import find_combatant
-    from vtm_sim.behaviors import card_markdown, learn
+    from vtm_sim.analysis.advice import find_combatant
+    from vtm_sim.analysis.behaviors import card_markdown, learn
     from vtm_sim.cli.battles import _write
     from vtm_sim.errors import ConfigError
-    from vtm_sim.scenario import load_scenario
+    from vtm_sim.files.scenarios import load_scenario
+    from vtm_sim.policies import registry
 
     with user_errors():
         scenario = load_scenario(scenario_name)

@@ -1,7 +1,7 @@
 """One attack through the whole chain, and tactic cards.
 
 The engine is imported inside each command, so a command's ``--help`` imports
-click and the defense kinds it lists, nothing more (tests/test_startup.py).
+click and the defense kinds it lists, nothing more (tests/cli/test_startup.py).
 """
 
 from __future__ import annotations
@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from vtm_sim.choices import DefenseKind
 from vtm_sim.cli.base import (
     FACES_LABELS,
     RULES_HELP,
@@ -27,9 +26,10 @@ from vtm_sim.cli.base import (
     main,
     user_errors,
 )
+from vtm_sim.core.choices import DefenseKind
 
 if TYPE_CHECKING:
-    from vtm_sim.dice import DiceSource, ScriptedDice
+    from vtm_sim.core.dice import DiceSource, ScriptedDice
 
 
 def _parse_attack_faces(text: str | None) -> dict[str, list[int]]:
@@ -68,7 +68,7 @@ class _FacesDice:
         self.started = False
 
     def __call__(self, label: str) -> DiceSource:
-        from vtm_sim.dice import ScriptedDice
+        from vtm_sim.core.dice import ScriptedDice
 
         if not self.started:
             self.sources = {k: ScriptedDice(v, f"--faces {k}") for k, v in self.scripted.items()}
@@ -88,8 +88,8 @@ class _FacesDice:
         Raises:
             DiceError: a roll left some of its faces over.
         """
-        from vtm_sim.dicewords import plural
         from vtm_sim.errors import DiceError
+        from vtm_sim.text.dicewords import plural
 
         out = []
         for key, src in self.sources.items():
@@ -113,7 +113,7 @@ class _AskedDice:
         self.asked: dict[str, int] = {}
 
     def faces(self, n: int) -> list[int]:
-        from vtm_sim.dice import ScriptedDice
+        from vtm_sim.core.dice import ScriptedDice
         from vtm_sim.errors import DiceError
 
         again = self.asked.get(self.label, 0)
@@ -138,7 +138,7 @@ class _AskedDice:
 @contextmanager
 def _exchange_errors(attacker_file: str) -> Iterator[None]:
     """An exchange the rules refuse, worded by the option at fault."""
-    from vtm_sim.exchange import ExchangeError
+    from vtm_sim.engine.exchange import ExchangeError
 
     try:
         yield
@@ -219,11 +219,11 @@ def attack_cmd(
     rules_name: str,
 ) -> None:
     """Resolve one attack through the whole chain: attack, defense, damage, soak."""
-    from vtm_sim.exchange import exchange_odds, resolve_exchange
-    from vtm_sim.narration import narrate
-    from vtm_sim.rules import load_rules
-    from vtm_sim.stats import load_stat_block
-    from vtm_sim.tables import load_tables
+    from vtm_sim.data.rules import load_rules
+    from vtm_sim.data.stat_blocks import load_stat_block
+    from vtm_sim.data.tables import load_tables
+    from vtm_sim.engine.exchange import exchange_odds, resolve_exchange
+    from vtm_sim.text.narration import narrate
 
     with user_errors(), _exchange_errors(attacker_file):
         rules = load_rules(rules_name)
@@ -298,17 +298,17 @@ def card_cmd(attacker_file: str, defender_file: str, state_file: str | None,
              as_json: bool) -> None:
     """A tactic card: every legal attack the attacker has (each carried weapon), with
     exact odds, and what the other options buy."""
-    from vtm_sim.card import card_for, card_lines, tactic_card
-    from vtm_sim.rules import load_rules
-    from vtm_sim.stats import load_stat_block
-    from vtm_sim.tables import load_tables
+    from vtm_sim.analysis.cards import card_for, card_lines, tactic_card
+    from vtm_sim.data.rules import load_rules
+    from vtm_sim.data.stat_blocks import load_stat_block
+    from vtm_sim.data.tables import load_tables
 
     with user_errors():
         if state_file is not None:
             if distance is not None:
                 _fail("--distance: not with --state (the state file places everyone)")
-            from vtm_sim import load_state
-            from vtm_sim.advice import find_combatant
+            from vtm_sim.analysis.advice import find_combatant
+            from vtm_sim.files.state_files import load_state
 
             battle = load_state(state_file, seed=seed)
             me = find_combatant(battle, attacker_file, "--attacker")

@@ -20,8 +20,8 @@ import click
 from vtm_sim.errors import VtmSimError
 
 if TYPE_CHECKING:
-    from vtm_sim.combatant import Combatant
-    from vtm_sim.dice import RngDice, Roll
+    from vtm_sim.core.dice import RngDice, Roll
+    from vtm_sim.mechanics.combatant import Combatant
 
 SEED_HELP = "Seed of the dice not given with --faces (default 0)."
 RULES_HELP = "Rules profile: a name under configs/rules/ or a YAML file."
@@ -55,7 +55,7 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 def backend_options(command: F) -> F:
     """``--jobs J``, ``--backend local|ray`` and ``--address ADDR``: where a command's
-    battles run (:func:`vtm_sim.backends.backend`), for every command that plays them as
+    battles run (:func:`vtm_sim.arena.backends.backend`), for every command that plays them as
     a tournament's chunks (``tournament``, ``evaluate``)."""
     for option in reversed((
         click.option("--jobs", type=click.IntRange(1, 1024), default=1, show_default=True,
@@ -93,7 +93,7 @@ def _one_line(m: re.Match[str]) -> str:
 def _rng_dice(seed: int) -> RngDice:
     import numpy as np
 
-    from vtm_sim.dice import RngDice
+    from vtm_sim.core.dice import RngDice
 
     return RngDice(np.random.default_rng(seed))
 
@@ -111,7 +111,7 @@ def _parse_faces(text: str, where: str) -> list[int]:
 
 def _roll_words(r: Roll) -> str:
     """A roll in the narration's words: ``6 dice at difficulty 6 -> ...: 2 successes``."""
-    from vtm_sim.dicewords import roll_text
+    from vtm_sim.text.dicewords import roll_text
 
     return roll_text({
         "pool": r.pool, "diff": r.difficulty, "faces": list(r.faces), "succ": r.successes,
@@ -173,7 +173,7 @@ class OneLineErrors(click.Group):
 # module is imported when the command is named, so the command line starts without
 # the engine (and never imports torch or matplotlib unless a command needs them).
 # To add a command: write it in its module under vtm_sim/cli/ with ``@main.command``
-# as usual, and add its one line here (tests/test_startup.py checks the two agree).
+# as usual, and add its one line here (tests/cli/test_startup.py checks the two agree).
 # Import the engine inside the command function, not at the module's top, so the
 # command's ``--help`` imports click and nothing of the engine (checked there too).
 COMMANDS: dict[str, tuple[str, str]] = {

@@ -1,7 +1,7 @@
 """Battles: fight, scenarios, replay (tournaments are in cli/tournaments.py).
 
 The engine is imported inside each command, so a command's ``--help`` imports
-click and nothing of the engine (tests/test_startup.py).
+click and nothing of the engine (tests/cli/test_startup.py).
 """
 
 from __future__ import annotations
@@ -24,8 +24,8 @@ from vtm_sim.cli.base import (
 )
 
 if TYPE_CHECKING:
-    from vtm_sim.battle import Battle
-    from vtm_sim.simulate import Policy
+    from vtm_sim.engine.battle import Battle
+    from vtm_sim.policies.play import Policy
 
 
 @main.command("fight")
@@ -112,11 +112,11 @@ def fight_cmd(
     a state file (the fight as it stands: `--state FILE`, or the file alone),
     or two stat blocks: A (side 0) against B (side 1), DISTANCE yards apart.
     """
-    from vtm_sim.battle import Battle, Fighter
-    from vtm_sim.rules import load_rules
-    from vtm_sim.scenario import load_scenario
-    from vtm_sim.stats import load_stat_block
-    from vtm_sim.tables import load_tables
+    from vtm_sim.data.rules import load_rules
+    from vtm_sim.data.stat_blocks import load_stat_block
+    from vtm_sim.data.tables import load_tables
+    from vtm_sim.engine.battle import Battle, Fighter
+    from vtm_sim.files.scenarios import load_scenario
 
     if state_file is None and a_file is not None and b_file is None and _is_state_file(a_file):
         state_file, a_file = a_file, None
@@ -128,7 +128,7 @@ def fight_cmd(
         if state_file is not None:
             if rules_name:
                 _fail("--rules: a state file names its own rules (its scenario's)")
-            from vtm_sim import load_state
+            from vtm_sim.files.state_files import load_state
 
             battle = load_state(state_file, seed=seed)
             if turns:
@@ -180,7 +180,7 @@ def _is_state_file(path: str) -> bool:
         return False
     import yaml
 
-    from vtm_sim.config import parse_yaml
+    from vtm_sim.data.config import parse_yaml
 
     try:
         data = parse_yaml(p.read_text(encoding="utf-8"))
@@ -196,7 +196,7 @@ def _not_a_stat_block(path: str) -> None:
         return
     import yaml
 
-    from vtm_sim.config import parse_yaml
+    from vtm_sim.data.config import parse_yaml
 
     try:
         data = parse_yaml(p.read_text(encoding="utf-8"))
@@ -222,7 +222,7 @@ def _write(path: str, option: str, text: str) -> None:
 
 def _report(battle: Battle, *, tell: str | None, as_json: bool, stopped: bool,
             saved: str | None) -> None:
-    from vtm_sim.narration import narrate, plural
+    from vtm_sim.text.narration import narrate, plural
 
     winner = None
     if battle.winner is not None:
@@ -231,7 +231,7 @@ def _report(battle: Battle, *, tell: str | None, as_json: bool, stopped: bool,
     if tell == "dice":
         lines = narrate(battle.log.events)
     elif tell is not None:
-        from vtm_sim.story import tell as story
+        from vtm_sim.text.story import tell as story
 
         lines = story(battle.log.events)
     if as_json:
@@ -283,8 +283,8 @@ def _policies(name: str, battle: Battle, seed: int) -> list[Policy]:
     """One policy of ``name`` per combatant, from a generator of the battle's seed."""
     import numpy as np
 
-    from vtm_sim import registry
     from vtm_sim.errors import ConfigError
+    from vtm_sim.policies import registry
 
     try:
         make = registry.maker(name, registry.scenario_of(battle))
@@ -298,7 +298,7 @@ def _policies(name: str, battle: Battle, seed: int) -> list[Policy]:
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def scenarios_cmd(as_json: bool) -> None:
     """List the shipped scenarios (configs/scenarios/)."""
-    from vtm_sim.scenario import list_scenarios, load_scenario
+    from vtm_sim.files.scenarios import list_scenarios, load_scenario
 
     rows: list[dict[str, Any]] = []
     with user_errors():
@@ -328,8 +328,8 @@ def replay_cmd(log_file: str) -> None:
     2 if the file is not a battle log)."""
     from vtm_sim.errors import LogFormatError, VtmSimError
     from vtm_sim.events import EventLog
-    from vtm_sim.narration import narrate
-    from vtm_sim.replay import replay as replay_log
+    from vtm_sim.files.replay import replay as replay_log
+    from vtm_sim.text.narration import narrate
 
     try:
         log = EventLog.read(Path(log_file))

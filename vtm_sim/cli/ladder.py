@@ -1,7 +1,7 @@
 """Policies by name and the difficulty ladder: ``vtm-sim policies``, ``vtm-sim ladder``.
 
 The engine is imported inside each command, so a command's ``--help`` imports
-click and nothing of the engine (tests/test_startup.py).
+click and nothing of the engine (tests/cli/test_startup.py).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from vtm_sim.cli.base import _dump, backend_options, main, user_errors
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def policies_cmd(as_json: bool) -> None:
     """Every policy name a command or an env's opponents= accepts, and how it plays."""
-    from vtm_sim import registry
+    from vtm_sim.policies import registry
 
     with user_errors():
         rows = [{"name": n, "plays": registry.describe(n)} for n in registry.names()]
@@ -43,9 +43,10 @@ def policies_cmd(as_json: bool) -> None:
 def ladder_cmd(scenario_name: str, battles: int, planner_battles: int, seed: int, jobs: int,
                backend_name: str, address: str | None, as_json: bool) -> None:
     """Re-measure the difficulty ladder: every pair of rungs, both seats, same seeds."""
-    from vtm_sim.backends import backend
-    from vtm_sim.ladder import round_robin, rungs, table_lines, to_json
-    from vtm_sim.scenario import load_scenario
+    from vtm_sim.arena.backends import backend
+    from vtm_sim.arena.ladder import round_robin, table_lines, to_json
+    from vtm_sim.files.scenarios import load_scenario
+    from vtm_sim.policies.rungs import rungs
 
     with user_errors():
         scenario = load_scenario(scenario_name)

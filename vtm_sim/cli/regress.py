@@ -15,8 +15,8 @@ import click
 from vtm_sim.cli.base import main, user_errors
 
 if TYPE_CHECKING:  # the engine is imported inside the command: --help stays light
-    from vtm_sim.balance import Check
-    from vtm_sim.regression import Change, SuiteRun, SuiteSpec
+    from vtm_sim.regress.balance import Check
+    from vtm_sim.regress.suite import Change, SuiteRun, SuiteSpec
 
 DEFAULT_SUITE = "tests/golden"
 
@@ -47,9 +47,9 @@ def regress_cmd(suite_dir: str, update: bool, as_json: bool) -> None:
     the baselines. Exits with status 1 on any difference; with --update,
     rewrites the goldens instead and exits 0.
     """
-    from vtm_sim.balance import check, play_matchup, read_baselines, write_baselines
     from vtm_sim.errors import ConfigError
-    from vtm_sim.regression import (
+    from vtm_sim.regress.balance import check, play_matchup, read_baselines, write_baselines
+    from vtm_sim.regress.suite import (
         BATTLES_FILE,
         compare,
         count_cases,
@@ -109,7 +109,7 @@ def regress_cmd(suite_dir: str, update: bool, as_json: bool) -> None:
 def _text(folder: Path, run: SuiteRun, changes: list[Change], checks: list[Check],
           spec: SuiteSpec, update: bool, unreadable: list[str], left: str,
           right: str) -> list[str]:
-    from vtm_sim.balance import level
+    from vtm_sim.regress.balance import level
 
     out = []
     for problem in unreadable:
@@ -151,8 +151,8 @@ def _text(folder: Path, run: SuiteRun, changes: list[Change], checks: list[Check
 
 def _json(folder: Path, run: SuiteRun, changes: list[Change], checks: list[Check],
           spec: SuiteSpec, update: bool, failed: bool) -> dict[str, Any]:
-    from vtm_sim.balance import level
-    from vtm_sim.eventdiff import side_by_side
+    from vtm_sim.regress.balance import level
+    from vtm_sim.regress.eventdiff import side_by_side
 
     def change(c: Change) -> dict[str, Any]:
         d: dict[str, Any] = {"id": c.id, "kind": c.kind,

@@ -2,7 +2,7 @@
 
 The engine is imported inside each command, so a command's ``--help`` (and
 ``vtm-sim roll``, which needs neither the tables nor a stat block) imports
-only what it uses (tests/test_startup.py).
+only what it uses (tests/cli/test_startup.py).
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from vtm_sim.cli.base import (
 )
 
 if TYPE_CHECKING:
-    from vtm_sim.dice import DiceSource
+    from vtm_sim.core.dice import DiceSource
 
 
 def _explode_pool(faces: list[int]) -> int | None:
@@ -88,11 +88,11 @@ def roll_cmd(
     rules_name: str,
 ) -> None:
     """Roll POOL d10 against a difficulty (DICE-1..8)."""
-    from vtm_sim.dice import ScriptedDice, SpecialtyRule, roll
-    from vtm_sim.dicewords import plural
+    from vtm_sim.core.dice import ScriptedDice, SpecialtyRule, roll
+    from vtm_sim.data.rules import load_rules
     from vtm_sim.errors import DiceError
-    from vtm_sim.odds import roll_odds
-    from vtm_sim.rules import load_rules
+    from vtm_sim.mechanics.odds import roll_odds
+    from vtm_sim.text.dicewords import plural
 
     with user_errors():
         rules = load_rules(rules_name)
@@ -168,12 +168,12 @@ def roll_cmd(
 def jump_cmd(sheet_file: str, running: bool, vertical: bool, faces: str | None, seed: int,
              as_json: bool) -> None:
     """MOVE-3: how far a character jumps (Strength, + Athletics running, difficulty 3)."""
-    from vtm_sim.combatant import Combatant
-    from vtm_sim.dice import ScriptedDice, roll
-    from vtm_sim.dicewords import plural
-    from vtm_sim.movement import JUMP_DIFFICULTY, jump_dice, jump_feet, jump_successes
-    from vtm_sim.stats import load_stat_block
-    from vtm_sim.tables import load_tables
+    from vtm_sim.core.dice import ScriptedDice, roll
+    from vtm_sim.data.stat_blocks import load_stat_block
+    from vtm_sim.data.tables import load_tables
+    from vtm_sim.mechanics.combatant import Combatant
+    from vtm_sim.mechanics.movement import JUMP_DIFFICULTY, jump_dice, jump_feet, jump_successes
+    from vtm_sim.text.dicewords import plural
 
     with user_errors():
         tables = load_tables()
@@ -200,7 +200,7 @@ def jump_cmd(sheet_file: str, running: bool, vertical: bool, faces: str | None, 
 
 
 def chase_lead(lead: float, vehicles: bool) -> int:
-    from vtm_sim.movement import Pursuit
+    from vtm_sim.mechanics.movement import Pursuit
 
     return Pursuit.start(lead, vehicles=vehicles).quarry
 
@@ -219,14 +219,14 @@ def chase_lead(lead: float, vehicles: bool) -> int:
 def pursuit_cmd(quarry_file: str, pursuer_file: str, lead: float, vehicles: bool, turns: int,
                 seed: int, as_json: bool) -> None:
     """MOVE-4: a chase as an extended Dexterity + Athletics contest."""
-    from vtm_sim.chase import CHASE_DIFFICULTY, chase_pool, tired_dice
-    from vtm_sim.combatant import Combatant
-    from vtm_sim.dice import roll
-    from vtm_sim.dicewords import plural
-    from vtm_sim.movement import Pursuit
-    from vtm_sim.rules import load_rules
-    from vtm_sim.stats import load_stat_block
-    from vtm_sim.tables import load_tables
+    from vtm_sim.core.dice import roll
+    from vtm_sim.data.rules import load_rules
+    from vtm_sim.data.stat_blocks import load_stat_block
+    from vtm_sim.data.tables import load_tables
+    from vtm_sim.engine.chase import CHASE_DIFFICULTY, chase_pool, tired_dice
+    from vtm_sim.mechanics.combatant import Combatant
+    from vtm_sim.mechanics.movement import Pursuit
+    from vtm_sim.text.dicewords import plural
 
     with user_errors():
         tables = load_tables()

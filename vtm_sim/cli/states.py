@@ -1,7 +1,7 @@
 """State files and formats: schema, state show.
 
 The engine is imported inside each command, so a command's ``--help`` imports
-click and nothing of the engine (tests/test_startup.py).
+click and nothing of the engine (tests/cli/test_startup.py).
 """
 
 from __future__ import annotations
@@ -16,13 +16,14 @@ from vtm_sim.cli.base import _dump, main, user_errors
 if TYPE_CHECKING:
     from pydantic import BaseModel
 
-    from vtm_sim.combatant import Combatant
-    from vtm_sim.standing import LoadedState
+    from vtm_sim.files.state_files import LoadedState
+    from vtm_sim.mechanics.combatant import Combatant
 
 # each file format -> the model ("module:class") whose JSON Schema `vtm-sim schema` prints
 SCHEMAS: dict[str, str] = {
-    "state": "vtm_sim.standing:StateSpec", "scenario": "vtm_sim.scenario:ScenarioSpec",
-    "sheet": "vtm_sim.stats:StatBlockSpec", "tactic": "vtm_sim.tactic_file:Tactic",
+    "state": "vtm_sim.files.state_files:StateSpec",
+    "scenario": "vtm_sim.files.scenarios:ScenarioSpec",
+    "sheet": "vtm_sim.data.stat_blocks:StatBlockSpec", "tactic": "vtm_sim.data.tactic_files:Tactic",
 }
 
 
@@ -50,7 +51,7 @@ def state_group() -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def show_cmd(state_file: str, as_json: bool) -> None:
     """Check a state file and say its situation in plain words."""
-    from vtm_sim.standing import read_state
+    from vtm_sim.files.state_files import read_state
 
     with user_errors():
         loaded = read_state(state_file)
@@ -67,7 +68,7 @@ def show_cmd(state_file: str, as_json: bool) -> None:
 
 def situation(loaded: LoadedState) -> dict[str, Any]:
     """What a state file describes, as JSON: per combatant and for the turn."""
-    from vtm_sim.standing import labels
+    from vtm_sim.files.state_files import labels
 
     battle = loaded.battle
     names = labels([c.name for c in battle.combatants])
@@ -99,7 +100,7 @@ def situation(loaded: LoadedState) -> dict[str, Any]:
 
 
 def _combatant(loaded: LoadedState, c: Combatant, names: list[str], turn: int) -> dict[str, Any]:
-    from vtm_sim.standing import labels
+    from vtm_sim.files.state_files import labels
 
     battle = loaded.battle
     h = c.health
@@ -193,7 +194,7 @@ def _num(x: float) -> str:
 
 
 def _line(c: dict[str, Any]) -> str:
-    from vtm_sim.dicewords import plural
+    from vtm_sim.text.dicewords import plural
 
     where = f"at ({_num(c['at'][0])}, {_num(c['at'][1])})"
     if c["cover"]:

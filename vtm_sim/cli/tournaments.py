@@ -1,7 +1,7 @@
 """``vtm-sim tournament``: every pairing on both sides, in parallel, resumable, rated.
 
-The library does the work (vtm_sim.tournament plays, vtm_sim.results sums up,
-vtm_sim.rundir keeps the files, vtm_sim.backends runs the workers); this
+The library does the work (vtm_sim.arena.tournament plays, vtm_sim.arena.results sums up,
+vtm_sim.arena.run_dirs keeps the files, vtm_sim.arena.backends runs the workers); this
 module parses the options, names the policies, shows progress and prints.
 Everything past click is imported inside the command, so ``vtm-sim --help``
 stays fast.
@@ -18,8 +18,8 @@ import click
 from vtm_sim.cli.base import _dump, _fail, backend_options, main, user_errors
 
 if TYPE_CHECKING:
-    from vtm_sim.registry import PolicyMaker
-    from vtm_sim.scenario import Scenario
+    from vtm_sim.files.scenarios import Scenario
+    from vtm_sim.policies.registry import PolicyMaker
 
 DEFAULT_SCENARIO = "duel"
 
@@ -30,7 +30,7 @@ def default_policies(scenario_names: tuple[str, ...]) -> str:
     from pathlib import Path
 
     from agents.registered import shipped
-    from vtm_sim.ladder import rungs
+    from vtm_sim.policies.rungs import rungs
 
     trained = [f"trained:{Path(n).stem}" for n in scenario_names if Path(n).stem in shipped()]
     return ",".join([*rungs(), *trained])
@@ -39,13 +39,13 @@ def default_policies(scenario_names: tuple[str, ...]) -> str:
 def policy_maker(name: str, scenario: Scenario) -> PolicyMaker:
     """The one place a tournament turns a policy name into a policy maker.
 
-    Names resolve in the project's registry (:func:`vtm_sim.registry.maker`: engine
+    Names resolve in the project's registry (:func:`vtm_sim.policies.registry.maker`: engine
     policies, tactics, ladder rungs, agents, ``model:PATH``, ``trained:NAME``).
     Workers call this module-level function by name with the scenario, so nothing
     unpicklable crosses a process.
     """
-    from vtm_sim import registry
     from vtm_sim.errors import ConfigError
+    from vtm_sim.policies import registry
 
     try:
         return registry.maker(name, scenario)
@@ -77,11 +77,11 @@ def tournament_cmd(scenario_names: tuple[str, ...], policies: str | None, battle
                    out_dir: str | None, resume: bool, as_json: bool) -> None:
     """Pit policies against each other on scenarios (default duel): every pairing on
     both sides on the same seeds, with 95% intervals, per-side figures and ratings."""
-    from vtm_sim.backends import backend
-    from vtm_sim.results import csv_rows, summarize, table_lines
-    from vtm_sim.rundir import HEATMAP, RunDir
-    from vtm_sim.scenario import load_scenario
-    from vtm_sim.tournament import Setup, check_setup, play_all, record_key, total_battles
+    from vtm_sim.arena.backends import backend
+    from vtm_sim.arena.results import csv_rows, summarize, table_lines
+    from vtm_sim.arena.run_dirs import HEATMAP, RunDir
+    from vtm_sim.arena.tournament import Setup, check_setup, play_all, record_key, total_battles
+    from vtm_sim.files.scenarios import load_scenario
 
     if resume and out_dir is None:
         _fail("--resume: needs --out DIR, the directory of the tournament to continue")
@@ -165,7 +165,7 @@ def _progress(total: int, initial: int, *, quiet: bool) -> Any:
 
 
 def _heatmap(results: dict[str, Any], path: Any) -> None:
-    from vtm_sim.heatmap import have_matplotlib, write_heatmap
+    from vtm_sim.arena.heatmap import have_matplotlib, write_heatmap
 
     if not have_matplotlib():
         click.echo(f"{path.name} skipped: matplotlib is not installed "

@@ -21,7 +21,7 @@ from vtm_sim.errors import ConfigError
 if TYPE_CHECKING:
     from agents.evaluation import PolicyMaker
     from agents.training import RunArgs
-    from vtm_sim.scenario import Scenario
+    from vtm_sim.files.scenarios import Scenario
 
 TRAINING_HINT = (
     "needs torch and stable-baselines3: pip install torch==2.13.0 (the CPU "
@@ -39,8 +39,8 @@ def _names(text: str, option: str) -> list[str]:
 
 
 def policy_makers(names: list[str], scenario: Scenario, option: str) -> dict[str, PolicyMaker]:
-    """Battle-policy makers for policy names, from the one registry (vtm_sim.registry)."""
-    from vtm_sim import registry
+    """Battle-policy makers for policy names, from the one registry (vtm_sim.policies.registry)."""
+    from vtm_sim.policies import registry
 
     out: dict[str, PolicyMaker] = {}
     for n in names:
@@ -54,7 +54,7 @@ def policy_makers(names: list[str], scenario: Scenario, option: str) -> dict[str
 def _scenario_of(env_id: str) -> Scenario:
     import envs  # noqa: F401  (registers the ids)
     from agents.training import env_scenario
-    from vtm_sim.scenario import load_scenario
+    from vtm_sim.files.scenarios import load_scenario
 
     return load_scenario(env_scenario(env_id))
 
@@ -167,9 +167,9 @@ def train_cmd(env_id: str, algo: str, timesteps: int | None, seed: int, opponent
         last = result.evaluations[-1]["scores"]
         click.echo("Final scores: " + ", ".join(f"{s:.3f} vs {o}" for o, s in last.items()))
     click.echo(f"Evaluate it: vtm-sim evaluate {result.model} --episodes 200")
-    import vtm_sim
+    from vtm_sim.version import compiled_modules
 
-    if not vtm_sim.compiled_modules():
+    if not compiled_modules():
         click.echo("The engine ran as pure Python: VTM_SIM_COMPILE=1 pip install . builds it "
                    "with mypyc, about 3x faster steps (README, Speed).", err=True)
 
@@ -239,7 +239,7 @@ def evaluate_cmd(model: str, env_id: str | None, opponents: str, episodes: int, 
     from agents.evaluation import evaluate_named
     from envs.actions import ActionCatalog
     from envs.observation import OBS_VERSION
-    from vtm_sim.backends import backend
+    from vtm_sim.arena.backends import backend
 
     model = model.removeprefix("model:")
     agent = _load(model)

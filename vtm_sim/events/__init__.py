@@ -4,7 +4,7 @@ An event is a typed, read-only object, one class per :class:`EventKind`
 (``RollEvent``, ``AttackEvent``, ...), built once where the thing happens and
 never changed after. Events are appended to an :class:`EventLog` in the order
 things happen; every die rolled is in a ``roll`` event and every decision in a
-``decide`` event, so a log replays (:mod:`vtm_sim.replay`).
+``decide`` event, so a log replays (:mod:`vtm_sim.files.replay`).
 
 Each event has one JSON form, :meth:`Event.to_json`: a flat dict whose ``"e"``
 key is the kind, optional keys present only when set (a roll's ``botch``, an

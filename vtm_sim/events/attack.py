@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar, Final
 
-from vtm_sim.choices import AbortMethod, CalledShot, DefenseKind
+from vtm_sim.core.choices import AbortMethod, CalledShot, DefenseKind
 from vtm_sim.events.event import (
     Event,
     EventKind,

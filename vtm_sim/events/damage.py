@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any, ClassVar, Final
 
+from vtm_sim.core.health import Status
+from vtm_sim.core.weapons import DamageType
 from vtm_sim.events.event import Event, EventKind, bool_of, int_of, member_of, members, str_of
-from vtm_sim.health import Status
-from vtm_sim.weapons import DamageType
 
 _DAMAGE_TYPES: Final = members(DamageType)
 _STATUSES: Final = members(Status)

@@ -22,7 +22,7 @@ M = TypeVar("M", bound=Enum)
 
 class EventKind(StrEnum):
     BATTLE = "battle"  # header: setup needed to replay
-    EXCHANGE = "exchange"  # header of a single attack outside a battle (vtm_sim.exchange)
+    EXCHANGE = "exchange"  # header of a single attack outside a battle (vtm_sim.engine.exchange)
     TURN = "turn"
     INITIATIVE = "initiative"
     ORDER = "order"

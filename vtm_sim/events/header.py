@@ -22,13 +22,13 @@ from vtm_sim.events.event import (
 
 # Slotted with their own __init__, read-only by convention (see vtm_sim.events.event).
 class BattleEvent(Event):
-    """The setup needed to replay a battle (``vtm_sim.replay``), or a saved state.
+    """The setup needed to replay a battle (``vtm_sim.files.replay``), or a saved state.
 
-    A battle begun by :meth:`vtm_sim.battle.Battle.begin` writes ``version``,
+    A battle begun by :meth:`vtm_sim.engine.battle.Battle.begin` writes ``version``,
     ``seed`` (may be None), ``rules``, ``turn_limit``, ``field``, ``ambush``
     ((attacker, target) pairs), ``combatants`` (id, side, position and sheet
     each) and, for a battle set from a state file, ``standing``. A log begun
-    from a saved state (:meth:`vtm_sim.battle.Battle.from_state` without a log)
+    from a saved state (:meth:`vtm_sim.engine.battle.Battle.from_state` without a log)
     writes only ``version`` and ``state``: the state holds the setup, and the
     setup fields are None.
     """
@@ -107,7 +107,7 @@ class BattleEvent(Event):
 
 
 class ExchangeEvent(Event):
-    """A single attack outside a battle (:mod:`vtm_sim.exchange`): the rules and the
+    """A single attack outside a battle (:mod:`vtm_sim.engine.exchange`): the rules and the
     two sides (id, side, position and sheet each)."""
 
     __slots__ = ("combatants", "rules")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar, Final
 
-from vtm_sim.choices import Choice, DecisionKind, choice_from_json, shared
+from vtm_sim.core.choices import Choice, DecisionKind, choice_from_json, shared
 from vtm_sim.events.event import (
     Event,
     EventKind,
@@ -111,7 +111,7 @@ class OrderEvent(Event):
 
 class DecideEvent(Event):
     """``who`` answered a ``kind`` decision with ``choice`` (a shared, immutable
-    :mod:`vtm_sim.choices` object; its JSON is written)."""
+    :mod:`vtm_sim.core.choices` object; its JSON is written)."""
 
     __slots__ = ("choice", "kind", "who")
     e: ClassVar[EventKind] = EventKind.DECIDE

@@ -1,0 +1,1 @@
+"""Advice for a Storyteller: ranked options, tactic cards, behaviour cards."""

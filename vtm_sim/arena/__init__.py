@@ -1,0 +1,1 @@
+"""Many battles: tournaments, their results, ratings, run folders, backends, the ladder."""

@@ -1,0 +1,1 @@
+"""The rules' smallest values: dice, choices, health, space, weapons, maneuvers."""

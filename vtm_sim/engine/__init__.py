@@ -1,0 +1,1 @@
+"""The battle as a state machine: turns, queries, options, strikes, effects, chase, saving."""

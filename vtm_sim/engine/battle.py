@@ -1,0 +1,957 @@
+"""A battle as an explicit state machine over plain data (INIT-*, ACT-*, DEF-2/3/7).
+
+:class:`Battle` is the driver: it holds the state (combatants, turn, order,
+the turn sequence's frames of :mod:`vtm_sim.engine.flow`, the pending decision, the
+log), the rules and tables, and the dice. ``battle.pending`` says who must
+decide what and lists the legal options; ``battle.choose(choice)`` advances to
+the next decision (or the end). Policies, environments and the CLI all drive
+it the same way, and ``clone()``/``to_state()``/``from_state()`` copy and
+save it.
+
+The resolvers are functions over the battle, grouped by domain:
+:mod:`vtm_sim.engine.queries` (queries and attack modifiers, movement),
+:mod:`vtm_sim.engine.effects` (what maneuvers and complications do),
+:mod:`vtm_sim.engine.options` (legal options) and :mod:`vtm_sim.engine.strikes` (attacks and
+defenses); the turn sequence's routines and the other actions are here. The
+queries policies and tools read (``plan``, ``able``, ``cover_of``, ...) are
+thin methods on the battle.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Final
+
+from vtm_sim.core.choices import (
+    Action,
+    ActionKind,
+    BloodSpend,
+    Choice,
+    Decision,
+    DecisionKind,
+    Declaration,
+)
+from vtm_sim.core.dice import DiceSource, RngDice, roll
+from vtm_sim.core.relations import Aim
+from vtm_sim.core.space import (
+    OPEN_FIELD,
+    CoverLevel,
+    CoverZone,
+    Field,
+    Lighting,
+    Obstacle,
+    ObstacleKind,
+    Wall,
+)
+from vtm_sim.data.rules import RuleSet, load_rules, rules_json
+from vtm_sim.data.stat_blocks import StatBlock
+from vtm_sim.data.tables import Tables, Weapon, WeaponClass, load_tables
+from vtm_sim.engine.chase import chasing, flee, pursue
+from vtm_sim.engine.chase import end_turn as end_chase_turn
+from vtm_sim.engine.effects import break_free, crush, drink, end_grapples, release, roll_logged, say
+from vtm_sim.engine.flow import (
+    ACT_ASKED,
+    ACT_ATTACKED,
+    AMBUSH_ASKED,
+    AMBUSH_DONE,
+    DECLARE_ASK,
+    DECLARE_BLOOD,
+    FIRST_ACTING,
+    FIRST_END,
+    FIRST_FINAL,
+    FIRST_GROUP,
+    FIRST_INTERRUPTED,
+    TURNS_DECLARED,
+    TURNS_FIRST_DONE,
+    TURNS_LOOP,
+    Frame,
+    Routine,
+)
+from vtm_sim.engine.options import action_options, declarations, declare_options
+from vtm_sim.engine.queries import (
+    ADJACENT_YARDS,
+    ENGAGE_YARDS,
+    LOG_VERSION,
+    REACH_SLACK,
+    STATE_FORMAT,
+    STATE_VERSION,
+    PlanParts,
+    able,
+    action_penalty,
+    approach,
+    can_decide,
+    cover_of,
+    enemies,
+    face_nearest,
+    flank_bonus,
+    initiative_now,
+    move,
+    move_to,
+    opponents_modifier,
+    physical_difficulty,
+    plan_action,
+    running_room,
+    sees_in_dark,
+    situation_of,
+)
+from vtm_sim.engine.strikes import attack, defend, defense_options, use_slot
+from vtm_sim.errors import IllegalActionError
+from vtm_sim.events import (
+    BattleEvent,
+    DecideEvent,
+    EndEvent,
+    EventLog,
+    InitiativeEvent,
+    OrderEvent,
+    TurnEvent,
+)
+from vtm_sim.mechanics.attack import (
+    AttackPlan,
+    Situation,
+    hand_weapon,
+)
+from vtm_sim.mechanics.blood import blood_options, spend_blood
+from vtm_sim.mechanics.combatant import Combatant
+
+# the routines _advance tells apart on every trip: module constants (see vtm_sim.core.symbol)
+_ACT: Final = Routine.ACT
+_ATTACK: Final = Routine.ATTACK
+_DEFEND: Final = Routine.DEFEND
+_FIRST: Final = Routine.FIRST
+_DECLARE: Final = Routine.DECLARE
+_EXTRA: Final = Routine.EXTRA
+_INTERRUPTS: Final = Routine.INTERRUPTS
+_TURNS: Final = Routine.TURNS
+
+
+@dataclass(frozen=True, slots=True)
+class Fighter:
+    """A combatant's place in a battle's setup."""
+
+    stats: StatBlock
+    side: int
+    x: float = 0.0
+    y: float = 0.0
+    prone: bool = False
+    blinded: bool = False  # CPX-1
+
+
+def field_to_json(field: Field) -> dict[str, Any]:
+    d: dict[str, Any] = {
+        "lighting": field.lighting.value,
+        "cramped": field.cramped,
+        "cover": [[z.name, z.x, z.y, z.radius, z.level.value] for z in field.cover],
+        "walls": [[w.x1, w.y1, w.x2, w.y2] for w in field.walls],
+    }
+    if field.obstacles:  # MOVE-3 (written only when there are some: older logs stay as they were)
+        d["obstacles"] = [[o.name, o.kind.value, o.x1, o.y1, o.x2, o.y2, o.feet, o.detour]
+                          for o in field.obstacles]
+    return d
+
+
+def field_from_json(data: dict[str, Any]) -> Field:
+    return Field(
+        tuple(CoverZone(n, x, y, r, CoverLevel(lv)) for n, x, y, r, lv in data["cover"]),
+        tuple(Wall(*w) for w in data["walls"]),
+        Lighting(data["lighting"]),
+        bool(data.get("cramped", False)),
+        tuple(Obstacle(str(n), ObstacleKind(k), float(x1), float(y1), float(x2), float(y2),
+                       float(ft), None if det is None else float(det))
+              for n, k, x1, y1, x2, y2, ft, det in data.get("obstacles", [])),
+    )
+
+
+def sheet_of(stats: StatBlock) -> dict[str, Any]:
+    """The stat block as written in a log header (enough to rebuild it)."""
+    d: dict[str, Any] = {
+        "name": stats.name, "kind": stats.kind.value, "attributes": stats.attributes,
+        "abilities": stats.abilities, "disciplines": stats.disciplines,
+        "specialties": stats.specialties, "willpower": stats.willpower,
+        "weapons": [w.name for w in stats.weapons], "merits": sorted(stats.merits),
+    }
+    if stats.generation is not None:
+        d["generation"] = stats.generation
+    if stats.blood_pool:
+        d["blood"] = stats.blood
+    if stats.armor is not None:
+        d["armor"] = stats.armor.name
+    if stats.carrying:
+        d["carrying"] = stats.carrying
+    return d
+
+
+class Battle:
+    """One fight from the first initiative roll to the end.
+
+    Args:
+        fighters: the combatants, their sides and starting positions (yards).
+        seed: seeds the dice when ``dice`` is not given (default 0, never the OS's
+            entropy); recorded in the log.
+        dice: where every die comes from (DICE-9); default a seeded RngDice.
+        rules: the rules profile (default v20).
+        turn_limit: the battle ends undecided after this many turns.
+        field: cover, walls and lighting (default an open, lit field).
+        ambush: (attacker, target) pairs that try ATK-11 before the first turn.
+    """
+
+    def __init__(
+        self,
+        fighters: Sequence[Fighter],
+        *,
+        seed: int | None = None,
+        dice: DiceSource | None = None,
+        rules: RuleSet | None = None,
+        tables: Tables | None = None,
+        turn_limit: int = 20,
+        field: Field = OPEN_FIELD,
+        ambush: Sequence[tuple[int, int]] = (),
+        start: bool = True,
+    ) -> None:
+        self.rules = rules or load_rules("v20")
+        self.tables = tables or load_tables()
+        if dice is None:
+            import numpy as np  # here, not at the top: commands that make no battle skip numpy
+
+            if seed is None:
+                seed = 0  # never the OS's entropy: an unseeded battle is seed 0's battle
+            dice = RngDice(np.random.default_rng(seed))
+        self.dice = dice
+        self.seed = seed
+        self.turn_limit = turn_limit
+        self.field = field
+        self.ambush = tuple((int(a), int(t)) for a, t in ambush)
+        self.combatants = [
+            Combatant.create(i, f.stats, f.side, self.tables, float(f.x), float(f.y))
+            for i, f in enumerate(fighters)
+        ]
+        for f, c in zip(fighters, self.combatants, strict=True):
+            c.prone = f.prone
+            c.blinded = f.blinded
+        for c in self.combatants:
+            face_nearest(self, c)
+        self.log = EventLog()
+        self.turn = 0
+        self.winner: int | None = None
+        self.over = False
+        self.end_reason = ""
+        self.order: list[Combatant] = []
+        self._surprise: tuple[int, int, int, bool] | None = None  # ATK-11 free attack
+        # what the pending ACT options' plans are made of (built on demand)
+        self._plans: dict[int, PlanParts] = {}
+        self._plans_for = -1
+        # initiative totals given for the turn about to start (a state file's), by id
+        self.initiative_given: dict[int, int] | None = None
+        # what vtm_sim.files.state_files.apply_standing set before begin(), for the log header
+        self.standing: dict[str, Any] | None = None
+        self.pending: Decision | None = None
+        self.stack: list[Frame] = []  # the turn sequence (vtm_sim.engine.flow): empty until begun
+        if start:
+            self.begin()
+
+    def dice_for(self, label: str) -> DiceSource:
+        """Where the dice of a roll labelled ``label`` come from (one stream here)."""
+        return self.dice
+
+    # --- queries the policies, environments and tools read (vtm_sim.engine.queries) ---
+    def able(self, c: Combatant) -> bool:
+        """Still fighting: active and not paralyzed by a stake (CPX-5)."""
+        return able(self, c)
+
+    def enemies(self, c: Combatant) -> list[Combatant]:
+        """See :func:`vtm_sim.engine.queries.enemies`."""
+        return enemies(self, c)
+
+    def initiative_now(self, c: Combatant) -> int:
+        """INIT-4: the rolled total less the wound penalty taken so far."""
+        return initiative_now(self, c)
+
+    def run_allowance(self, c: Combatant) -> float:
+        """MOVE-1, DMG-9, MOVE-2: the farthest this character can move this turn."""
+        return running_room(self, c)
+
+    def opponents_modifier(self, c: Combatant) -> int:
+        """ATK-8: +1 difficulty per engaging opponent after the first, capped."""
+        return opponents_modifier(self, c)
+
+    def action_penalty(self, c: Combatant) -> int:
+        """ACT-1/ACT-2: the multiple-action penalty of this character's next action."""
+        return action_penalty(self, c)
+
+    def approach(self, c: Combatant, target: Combatant, reach: float) -> tuple[float, int] | None:
+        """ACT-4: yards to close for ``reach`` and the dice it costs, None if too far."""
+        return approach(self, c, target, reach)
+
+    def cover_of(self, c: Combatant, against: Combatant) -> CoverLevel:
+        """RNG-1: cover from a zone the attacker is not in, or light cover when prone."""
+        return cover_of(self, c, against)
+
+    def physical_difficulty(self, c: Combatant) -> int:
+        """CPX-1: a blinded character's actions +2; MOVE-2: a heavy burden +1."""
+        return physical_difficulty(self, c)
+
+    def sees_in_dark(self, c: Combatant) -> bool:
+        """ATK-10: Heightened Senses (Auspex 1) or Eyes of the Beast (Protean 1)."""
+        return sees_in_dark(self, c)
+
+    def situation(self, c: Combatant, t: Combatant, maneuver: str,
+                  offhand: bool = False) -> Situation | None:
+        """Battlefield and state modifiers for ``c`` attacking ``t`` (None: impossible)."""
+        return situation_of(self, c, t, maneuver, offhand)
+
+    def plan(self, actor: int, action: Action) -> AttackPlan | None:
+        """The pool and difficulty an ATTACK action would roll now."""
+        return plan_action(self, actor, action)
+
+    def begin(self) -> Decision | None:
+        """Log the header and advance to the first decision.
+
+        A battle made with ``start=False`` may be changed first (its
+        combatants, ``turn`` as the turns already played, ``initiative_given``).
+        """
+        field = self.field
+        seed = self.seed
+        turn_limit = self.turn_limit
+        self.log.emit(BattleEvent(
+            LOG_VERSION, seed, rules_json(self.rules), turn_limit, field_to_json(field),
+            self.ambush,
+            tuple({"id": c.id, "side": c.side, "x": c.x, "y": c.y, "prone": c.prone,
+                   "blinded": c.blinded, "sheet": sheet_of(c.stats)}
+                  for c in self.combatants),
+            self.standing,  # set only before begin(), on a start=False battle
+        ))
+        self.stack = [Frame(_TURNS)]
+        self.pending = self._advance(None)
+        return self.pending
+
+    # --- driving --------------------------------------------------------
+    def choose(self, choice: Choice) -> Decision | None:
+        """Answer the pending decision; returns the next one (None at the end)."""
+        decision = self.pending
+        if decision is None:
+            raise IllegalActionError("the battle is over: nothing to decide")
+        for option in decision.options:  # by identity first: options are shared objects
+            if option is choice:
+                break
+        else:
+            if choice not in decision.options:
+                raise IllegalActionError(
+                    f"{self.combatants[decision.actor].name} cannot choose {choice.to_json()} "
+                    f"at this {decision.kind.value} decision"
+                )
+        self.log.emit(DecideEvent(decision.actor, decision.kind, choice))
+        self._plans_for = -1
+        self._plans.clear()
+        self.pending = self._advance(choice)
+        return self.pending
+
+    def _advance(self, choice: Choice | None) -> Decision | None:
+        """Run the turn sequence until someone must decide (None: the battle is over).
+
+        ``choice`` answers the decision the top frame asked; each routine
+        either asks (returns the Decision, its frame staying on top), or pushes
+        a child frame, or pops its own, and the loop goes on with the new top.
+        """
+        stack = self.stack
+        while stack:
+            f = stack[-1]
+            r = f.routine
+            if r is _ACT:
+                d = self._act(f, choice)
+            elif r is _TURNS:
+                d = self._turns(f)
+            elif r is _DECLARE:
+                d = self._declarations(f, choice)
+            elif r is _FIRST:
+                d = self._first_pass(f)
+            elif r is _EXTRA:
+                d = self._extra_rounds(f)
+            elif r is _ATTACK:
+                d = attack(self, f)
+            elif r is _DEFEND:
+                d = defend(self, f, choice)
+            elif r is _INTERRUPTS:
+                d = self._interrupts(f)
+            else:
+                d = self._ambushes(f, choice)
+            if d is not None:
+                return d
+            choice = None
+        return None
+
+    def ask(self, f: Frame) -> Decision:
+        """The decision a frame waiting at ``f.pc`` asks (rebuilt the same way on load)."""
+        c = self.combatants[f.actor]
+        r = f.routine
+        if r is _ACT:
+            return Decision(DecisionKind.ACT, c.id, action_options(self,
+                c, first=f.first, interrupt=f.interrupt, final=f.final), interrupt=f.interrupt)
+        if r is _DEFEND:
+            plan = self.stack[-2].plan
+            assert plan is not None
+            return Decision(DecisionKind.DEFEND, c.id, defense_options(self, c, plan),
+                            f.target, plan.maneuver)
+        if r is _DECLARE:
+            if f.pc == DECLARE_BLOOD:
+                return Decision(DecisionKind.BLOOD, c.id, blood_options(c))
+            return Decision(DecisionKind.DECLARE, c.id, declare_options(self, c))
+        assert r is Routine.AMBUSH and self._surprise is not None
+        t_id = self._surprise[1]
+        opts = [o for o in action_options(self, c, first=False, interrupt=False, final=True)
+                if isinstance(o, Action) and (
+                    (o.kind is ActionKind.ATTACK and o.target == t_id)
+                    or o.kind is ActionKind.PASS)]
+        return Decision(DecisionKind.ACT, c.id, tuple(opts))
+
+    # --- copies and saved states -------------------------------------------
+    def clone(self, *, dice: DiceSource | None = None) -> Battle:
+        """An independent copy: it continues exactly as this battle would.
+
+        Given the same choices (and, with ``dice``, the same dice) both go on
+        identically, and nothing done to one changes the other. Stat blocks,
+        rules, tables, the field and logged events are shared: none of them
+        ever changes.
+        """
+        if dice is None:
+            fork = getattr(self.dice, "clone", None)
+            if fork is None:
+                raise TypeError(f"{type(self.dice).__name__} dice cannot be copied: pass dice=")
+            dice = fork()
+        new = Battle((), dice=dice, rules=self.rules, tables=self.tables,
+                     turn_limit=self.turn_limit, field=self.field, start=False)
+        cs = [c.copy() for c in self.combatants]
+        new.combatants = cs
+        new.seed = self.seed
+        new.ambush = self.ambush
+        new.log = EventLog(self.log.events)
+        new.turn = self.turn
+        new.winner = self.winner
+        new.over = self.over
+        new.end_reason = self.end_reason
+        new.order = [cs[c.id] for c in self.order]
+        new._surprise = self._surprise
+        new._plans = dict(self._plans)
+        new._plans_for = self._plans_for
+        new.initiative_given = self.initiative_given
+        new.standing = self.standing
+        new.stack = [f.copy() for f in self.stack]
+        new.pending = self.pending
+        return new
+
+    def to_state(self, *, log: bool = True) -> dict[str, Any]:
+        """The whole battle as JSON-ready data: setup, combatants, turn sequence,
+        the pending decision, the dice stream and (with ``log``) the event log.
+
+        :meth:`from_state` rebuilds a battle that continues exactly as this one.
+        """
+        to_json = getattr(self.dice, "to_json", None)
+        if to_json is None:
+            raise TypeError(f"{type(self.dice).__name__} dice cannot be saved")
+        p = self.pending
+        state: dict[str, Any] = {
+            "format": STATE_FORMAT, "version": STATE_VERSION, "log_version": LOG_VERSION,
+            "seed": self.seed, "rules": rules_json(self.rules), "turn_limit": self.turn_limit,
+            "field": field_to_json(self.field), "ambush": [list(a) for a in self.ambush],
+            "sheets": [sheet_of(c.stats) for c in self.combatants],
+            "combatants": [c.to_json() for c in self.combatants],
+            "turn": self.turn, "over": self.over, "winner": self.winner,
+            "end_reason": self.end_reason, "order": [c.id for c in self.order],
+            "surprise": None if self._surprise is None else list(self._surprise),
+            "initiative_given": None if self.initiative_given is None else [
+                [k, v] for k, v in self.initiative_given.items()],
+            "flow": [f.to_json() for f in self.stack],
+            "pending": None if p is None else {
+                "kind": p.kind.value, "actor": p.actor,
+                "options": [o.to_json() for o in p.options]},
+            "dice": to_json(),
+        }
+        if log:
+            state["log"] = self.log.to_json()
+        return state
+
+    @classmethod
+    def from_state(cls, data: dict[str, Any], *, seed: int | None = None,
+                   dice: DiceSource | None = None, tables: Tables | None = None) -> Battle:
+        """Rebuild a battle saved by :meth:`to_state`.
+
+        Without ``seed`` or ``dice`` it continues the saved dice stream; a
+        ``seed`` starts a fresh stream from that seed instead. A state saved
+        without its log starts a new log whose header holds the state: ``data``
+        itself, not a copy (copying would double the cost of a load), so it must
+        not be changed afterwards.
+        Raises :class:`~vtm_sim.errors.StateError` on a malformed state.
+        """
+        from vtm_sim.engine.serialisation import battle_from_state
+
+        return battle_from_state(data, seed=seed, dice=dice, tables=tables)
+
+    # --- the turn sequence -------------------------------------------------
+    def _turns(self, f: Frame) -> Decision | None:
+        """The root routine: ambushes, then turn after turn until one side is left."""
+        if f.pc == 0:
+            f.pc = TURNS_LOOP
+            if self.ambush:
+                return self._ambushes(self._push(Frame(Routine.AMBUSH)), None)
+        if f.pc == TURNS_DECLARED:
+            f.pc = TURNS_FIRST_DONE
+            return self._first_pass(self._push(Frame(_FIRST)))
+        if f.pc == TURNS_FIRST_DONE:
+            f.pc = TURNS_LOOP
+            if not self._decided():
+                return self._extra_rounds(self._push(Frame(_EXTRA)))
+        if self.turn and chasing(self):
+            end_chase_turn(self)  # MOVE-4: escapes at the turn's end
+        if self._decided():
+            self._finish("victory")
+            self.stack.pop()
+            return None
+        if self.turn >= self.turn_limit:
+            self._finish("turn limit")
+            self.stack.pop()
+            return None
+        self.turn += 1
+        self.log.emit(TurnEvent(self.turn))
+        self._roll_initiative()
+        f.pc = TURNS_DECLARED
+        # INIT-5: slowest declares first
+        declare = Frame(_DECLARE, ids=tuple(c.id for c in reversed(self.order)))
+        return self._declarations(self._push(declare), None)
+
+    def _push(self, f: Frame) -> Frame:
+        """Start a routine: its frame goes on top (the caller runs it at once)."""
+        self.stack.append(f)
+        return f
+
+    def _declarations(self, f: Frame, choice: Choice | None) -> Decision | None:
+        """INIT-5 declarations, each after the blood spend it may make (VAMP-2, 004)."""
+        cs = self.combatants
+        if f.pc == DECLARE_BLOOD:
+            assert isinstance(choice, BloodSpend)
+            c = cs[f.actor]
+            self._spend_blood(c, choice)
+            f.pc = DECLARE_ASK
+            return Decision(DecisionKind.DECLARE, c.id, declare_options(self, c))  # as ask(f)
+        if f.pc == DECLARE_ASK:
+            assert isinstance(choice, Declaration)
+            self._apply_declaration(cs[f.actor], choice)
+            f.i += 1
+        while f.i < len(f.ids):
+            c = cs[f.ids[f.i]]
+            if not can_decide(self, c):
+                f.i += 1
+                continue
+            f.actor = c.id
+            spends = blood_options(c)
+            # each decision as ask(f) rebuilds it
+            if len(spends) > 1:  # VAMP-2: reflexive, before declaring (004)
+                f.pc = DECLARE_BLOOD
+                return Decision(DecisionKind.BLOOD, c.id, spends)
+            f.pc = DECLARE_ASK
+            return Decision(DecisionKind.DECLARE, c.id, declare_options(self, c))
+        self.stack.pop()
+        return None
+
+    def _decided(self) -> bool:
+        """At most one side is still fighting."""
+        side = None
+        for c in self.combatants:
+            if able(self, c):
+                if side is None:
+                    side = c.side
+                elif c.side != side:
+                    return False
+        return True
+
+    def _finish(self, reason: str) -> None:
+        sides = {c.side for c in self.combatants if able(self, c)}
+        self.winner = next(iter(sides)) if len(sides) == 1 else None
+        if reason == "victory" and not sides:
+            reason = "all down"
+        elif reason == "victory" and any(c.escaped for c in self.combatants
+                                         if c.side != self.winner):
+            reason = "escape"  # MOVE-4: the losers' last ran off
+        self.over = True
+        self.end_reason = reason
+        self.log.emit(EndEvent(self.winner, self.turn, reason))
+
+    def _roll_initiative(self) -> None:
+        """INIT-2/3/4: 1d10 + Dexterity + Wits - wounds; ties by rating."""
+        given, self.initiative_given = self.initiative_given, None
+        for c in self.combatants:
+            c.reset_turn()
+            if not able(self, c):
+                continue
+            if given is not None and c.id in given:  # a state file's initiative, already rolled
+                c.rolled_penalty = c.health.penalty
+                c.initiative = given[c.id] + c.health.penalty
+                self.log.emit(InitiativeEvent(c.id, None, given[c.id], c.rating,
+                                              c.health.penalty, initiative_now(self, c)))
+                continue
+            r = roll(1, 2, self.dice, damage=True)
+            c.initiative = c.rating + r.faces[0]  # wounds come off when read (INIT-4)
+            c.rolled_penalty = c.health.penalty
+            if c.init_penalty_turn == self.turn:
+                c.initiative -= 2  # CPX-4
+            self.log.emit(InitiativeEvent(c.id, r.faces[0], None, c.rating, c.health.penalty,
+                                          initiative_now(self, c)))
+        self.order = sorted(
+            (c for c in self.combatants if able(self, c)),
+            key=lambda c: (-initiative_now(self, c), -c.rating, c.id),
+        )
+        self.log.emit(OrderEvent(tuple(c.id for c in self.order)))
+
+    def _spend_blood(self, c: Combatant, spend: BloodSpend) -> None:
+        healed = spend_blood(c, spend)
+        say(self, c.id, "blood", use=spend.use.value, points=spend.points, healed=healed,
+                 blood=c.blood, track=c.health.marks())
+
+    def _apply_declaration(self, c: Combatant, d: Declaration) -> None:
+        c.full_defense = d.full_defense
+        c.declared = 0 if d.full_defense else d.actions
+        c.wp_declared = d.willpower
+        if d.celerity:
+            c.celerity = d.celerity
+            c.blood -= d.celerity  # VAMP-3: one blood per extra action, any generation
+
+    # first actions, in initiative order with delays and waits
+    def _may_take_first(self, c: Combatant) -> bool:
+        return (
+            can_decide(self, c) and not c.full_defense and not c.acted
+            and c.declared - c.declared_used >= 1
+        )
+
+    def _by_initiative(self, cs: Sequence[Combatant]) -> list[Combatant]:
+        return sorted(cs, key=lambda c: (-initiative_now(self, c), -c.rating, c.id))
+
+    def _may_interrupt(self) -> bool:
+        """INIT-6: someone delayed may act before the next group does."""
+        for c in self.order:  # noqa: SIM110  (a loop: any() of a generator costs more here)
+            if c.delayed and self._may_take_first(c):
+                return True
+        return False
+
+    def _ask_action(self, c: Combatant, *, first: bool, interrupt: bool = False,
+                    final: bool = False) -> Decision:
+        """Start an action of ``c``: its ACT frame goes on top, asking (as ask() rebuilds it)."""
+        self.stack.append(Frame(_ACT, ACT_ASKED, c.id, first=first, interrupt=interrupt,
+                                final=final))
+        return Decision(DecisionKind.ACT, c.id, action_options(
+            self, c, first=first, interrupt=interrupt, final=final), interrupt=interrupt)
+
+    def _first_pass(self, f: Frame) -> Decision | None:
+        """First actions in initiative order: groups of equal initiative act together
+        (INIT-3), delayed characters may interrupt before each group (INIT-6), and
+        delayed and waiting ones act at the end of the pass (INIT-6/7).
+
+        ``f.rest`` holds who is still to be reached, ``f.ids`` the group acting
+        (or, from FIRST_FINAL on, everyone by initiative), ``f.i`` the next of them.
+        """
+        cs = self.combatants
+        may = self._may_take_first
+        if f.pc == 0:
+            f.rest = tuple(c.id for c in self.order if may(c))
+            f.pc = FIRST_GROUP
+        elif f.pc == FIRST_FINAL and self._decided():  # back from an action at the end
+            self.stack.pop()
+            return None
+        while True:
+            pc = f.pc
+            if pc == FIRST_GROUP:  # the next group of equal initiative (INIT-3)
+                rest = f.rest
+                if not rest:
+                    f.pc = FIRST_END
+                    continue
+                keys = [(initiative_now(self, cs[i]), cs[i].rating) for i in rest]
+                top = max(keys)
+                f.rest = tuple(i for i, k in zip(rest, keys, strict=True) if k != top)
+                group = tuple(i for i, k in zip(rest, keys, strict=True)
+                              if k == top and may(cs[i]))
+                if not group:
+                    continue
+                f.ids = group
+                f.pc = FIRST_INTERRUPTED
+                if self._may_interrupt():
+                    return self._interrupts(self._push(Frame(_INTERRUPTS)))
+            elif pc == FIRST_INTERRUPTED:
+                if self._decided():
+                    self.stack.pop()
+                    return None
+                group = tuple(i for i in f.ids if may(cs[i]))
+                f.simultaneous = len(group) > 1  # INIT-3: both resolve before either is removed
+                if f.simultaneous:
+                    for i in group:
+                        cs[i].sim_penalty = cs[i].health.penalty
+                f.ids = group
+                f.i = 0
+                f.pc = FIRST_ACTING
+            elif pc == FIRST_ACTING:
+                while f.i < len(f.ids):
+                    c = cs[f.ids[f.i]]
+                    f.i += 1
+                    if c.acted or c.staked or (not f.simultaneous and not may(c)):
+                        continue
+                    return self._ask_action(c, first=True)
+                for i in f.ids:
+                    cs[i].sim_penalty = None
+                if self._decided():
+                    self.stack.pop()
+                    return None
+                f.pc = FIRST_GROUP
+            elif pc == FIRST_END:
+                # INIT-7: if everyone waited, nobody acts this turn
+                able = [c for c in self.order if can_decide(self, c)]
+                if able and all(c.waiting for c in able):
+                    self.stack.pop()
+                    return None
+                f.ids = tuple(c.id for c in self._by_initiative(self.order))
+                f.i = 0
+                f.pc = FIRST_FINAL
+            else:  # FIRST_FINAL: INIT-6/7, delayed and waiting characters act at the end
+                while f.i < len(f.ids):
+                    c = cs[f.ids[f.i]]
+                    f.i += 1
+                    if (c.delayed or c.waiting) and may(c):
+                        return self._ask_action(c, first=True, final=True)
+                self.stack.pop()
+                return None
+
+    def _interrupts(self, f: Frame) -> Decision | None:
+        """INIT-6: delayed characters may act before the next one does."""
+        cs = self.combatants
+        if f.pc == 0:
+            f.ids = tuple(c.id for c in self._by_initiative(self.order))
+            f.pc = 1
+        elif self._decided():
+            self.stack.pop()
+            return None
+        while f.i < len(f.ids):
+            d = cs[f.ids[f.i]]
+            f.i += 1
+            if d.delayed and self._may_take_first(d):
+                return self._ask_action(d, first=True, interrupt=True)
+        self.stack.pop()
+        return None
+
+    def _extra_rounds(self, f: Frame) -> Decision | None:
+        """INIT-8: second actions of everyone, then third actions, ..."""
+        cs = self.combatants
+        if f.pc == 1 and self._decided():
+            self.stack.pop()
+            return None
+        while True:
+            if f.pc == 0:
+                ready = [
+                    c for c in self.order
+                    if can_decide(self, c) and c.acted and not c.full_defense
+                    and c.actions_left > 0
+                ]
+                if not ready:
+                    self.stack.pop()
+                    return None
+                f.ids = tuple(c.id for c in self._by_initiative(ready))
+                f.i = 0
+                f.pc = 1
+            while f.i < len(f.ids):
+                c = cs[f.ids[f.i]]
+                f.i += 1
+                if can_decide(self, c) and c.actions_left > 0:
+                    return self._ask_action(c, first=False)
+            f.pc = 0
+
+    def _ambushes(self, f: Frame, choice: Choice | None) -> Decision | None:
+        """ATK-11: Dexterity + Stealth against Perception + Alertness before combat."""
+        if f.pc == AMBUSH_ASKED:
+            assert isinstance(choice, Action)
+            f.pc = AMBUSH_DONE
+            if choice.kind is ActionKind.ATTACK:
+                return attack(self, self._push(Frame(_ATTACK, actor=f.actor,
+                                                     action=choice)))
+        if f.pc == AMBUSH_DONE:
+            self._surprise = None
+            self.combatants[f.actor].moved = 0.0
+            f.pc = 0
+        while f.i < len(self.ambush):
+            ai, ti = self.ambush[f.i]
+            f.i += 1
+            a, t = self.combatants[ai], self.combatants[ti]
+            if not (able(self, a) and able(self, t)):
+                continue
+            ra = roll_logged(self, a.id, "stealth", a.attr("dexterity") + a.stats.ability(
+                "stealth") - a.penalty - a.armor_penalty, 6)
+            rt = roll_logged(self, t.id, "notice",
+                                  t.attr("perception") + t.stats.ability("alertness"), 6)
+            diff = ra.successes - rt.successes
+            say(self, a.id, "ambush", target=t.id, margin=diff)
+            if diff < 0:
+                continue  # the target notices: normal initiative
+            self._surprise = (a.id, t.id, diff, diff > 0)
+            f.actor = a.id
+            f.pc = AMBUSH_ASKED
+            return self.ask(f)
+        self.stack.pop()
+        return None
+
+    def _act(self, f: Frame, choice: Choice | None) -> Decision | None:
+        """One action, asked by _ask_action: carried out (an attack in a frame of its own)."""
+        if f.pc == ACT_ATTACKED:
+            self._drop_grapples_of_the_fallen()
+            self.stack.pop()
+            return None
+        c = self.combatants[f.actor]
+        assert isinstance(choice, Action)
+        kind = choice.kind
+        if kind is ActionKind.DELAY:
+            if not f.interrupt:
+                c.delayed = True
+            self.stack.pop()
+            return None
+        if kind is ActionKind.WAIT:
+            c.waiting = True
+            self.stack.pop()
+            return None
+        c.delayed = c.waiting = False
+        if f.first:
+            c.acted = True
+        penalty = use_slot(self, c, keep_first=False)
+        if kind is not ActionKind.AIM and not (
+            kind is ActionKind.ATTACK and choice.target == c.aim_target
+        ):
+            c.aim = None  # RNG-7: aiming allows nothing else
+        if kind is ActionKind.ATTACK:
+            f.pc = ACT_ATTACKED
+            return attack(self, self._push(Frame(_ATTACK, actor=c.id, action=choice,
+                                                 penalty=penalty)))
+        self._carry_out(c, choice, penalty)
+        self._drop_grapples_of_the_fallen()
+        self.stack.pop()
+        return None
+
+    def _carry_out(self, c: Combatant, choice: Action, penalty: int) -> None:
+        """Every action but an attack."""
+        kind = choice.kind
+        if kind is ActionKind.MOVE:
+            self._move_action(c, choice)
+        elif kind is ActionKind.DRAW:
+            drawn = c.stats.weapons[choice.weapon] if choice.weapon is not None else None
+            self._ready(c, penalty, lambda: setattr(c, "wielding", choice.weapon), "draw",
+                        drawn)
+        elif kind is ActionKind.RELOAD:
+            self._ready(c, penalty, lambda: self._reload(c), "reload")
+        elif kind is ActionKind.CLEAR:
+            self._ready(c, penalty, lambda: self._clear(c), "clear")
+        elif kind is ActionKind.GET_UP:
+            self._get_up(c, penalty)
+        elif kind is ActionKind.AIM:
+            self._aim(c, choice)
+        elif kind is ActionKind.TAKE_COVER:
+            self._take_cover(c, choice.jump)
+        elif kind is ActionKind.DROP_PRONE:
+            c.prone = True
+            say(self, c.id, "drop_prone")
+        elif kind is ActionKind.CRUSH:
+            c.grappled_turn = self.turn
+            crush(self, c)
+        elif kind is ActionKind.BREAK_FREE:
+            c.grappled_turn = self.turn
+            break_free(self, c)
+        elif kind is ActionKind.RELEASE:
+            release(self, c)
+        elif kind is ActionKind.FEED:
+            drink(self, c)
+        elif kind is ActionKind.FLEE:
+            flee(self, c, choice.jump)  # MOVE-4 (vtm_sim.engine.chase)
+        elif kind is ActionKind.PURSUE:
+            assert choice.target is not None
+            pursue(self, c, self.combatants[choice.target], choice.jump)
+        else:
+            say(self, c.id, "pass")
+
+    def _drop_grapples_of_the_fallen(self) -> None:
+        """A grapple ends when either side is out of the fight or staked."""
+        for o in self.combatants:
+            if o.grappling and not able(self, o):
+                end_grapples(self, o)
+
+    def _multi(self, c: Combatant) -> bool:
+        return c.declared + c.celerity > 1
+
+    def _ready(self, c: Combatant, penalty: int, effect: Callable[[], None], what: str,
+               weapon: Weapon | None = None) -> None:
+        """ACT-5: no roll alone; within multiple actions Dex + skill at difficulty 4.
+
+        The skill is the one of ``weapon`` (the weapon being drawn), else of the
+        weapon in hand (reload, clear)."""
+        ok = True
+        if self._multi(c):
+            w = weapon if weapon is not None else hand_weapon(c, False)[0]
+            ability = "melee" if w.cls is WeaponClass.MELEE else "firearms"
+            if w.cls in (WeaponClass.BOW, WeaponClass.CROSSBOW):
+                ability = "archery"  # ATK-2
+            elif w.cls is WeaponClass.THROWN:
+                ability = "athletics"  # ATK-2
+            pool = (c.attr("dexterity") + c.stats.ability(ability) - c.penalty - penalty
+                    - c.armor_penalty)  # SOAK-4
+            ok = roll_logged(self, c.id, what, pool, 4 + physical_difficulty(self, c)).successes > 0
+        if ok:
+            effect()
+        say(self, c.id, what, ok=ok, weapon=hand_weapon(c, False)[0].name)
+
+    def _reload(self, c: Combatant) -> None:
+        c.ammo[c.wielding] = c.stats.weapons[c.wielding].magazine  # ACT-7, RNG-10
+
+    def _clear(self, c: Combatant) -> None:
+        c.jammed[c.wielding] = False  # CPX-6
+
+    def _get_up(self, c: Combatant, penalty: int) -> None:
+        """ACT-6: no roll alone; within multiple actions Dex + Athletics at 4."""
+        ok = True
+        if self._multi(c):
+            pool = (c.attr("dexterity") + c.stats.ability("athletics") - c.penalty - penalty
+                    - c.armor_penalty)
+            diff = 4 + physical_difficulty(self, c)
+            ok = roll_logged(self, c.id, "get_up", pool, diff).successes > 0
+        if ok:
+            c.prone = False
+        say(self, c.id, "get_up", ok=ok)
+
+    def _aim(self, c: Combatant, a: Action) -> None:
+        """RNG-7: +1 die a full turn spent aiming, up to Perception."""
+        assert a.target is not None
+        dice = 1
+        if c.aim_target == a.target and c.aim_turn == self.turn - 1:
+            dice = min(c.attr("perception"), c.aim_dice + 1)
+        c.aim = Aim(a.target, dice, self.turn)
+        say(self, c.id, "aim", target=a.target, dice=dice)
+
+    def _take_cover(self, c: Combatant, jump: bool = False) -> None:
+        left = max(0.0, running_room(self, c) - c.moved)
+        zone = self.field.nearest_cover(c.x, c.y, left)
+        if zone is not None:
+            move_to(self, c, zone.x, zone.y, min(left, math.hypot(zone.x - c.x, zone.y - c.y)),
+                    jump=jump)
+            say(self, c.id, "take_cover", cover=zone.name)
+
+    def _move_action(self, c: Combatant, a: Action) -> None:
+        assert a.target is not None
+        t = self.combatants[a.target]
+        left = max(0.0, running_room(self, c) - c.moved)
+        if a.away:
+            move(self, c, t, -left, jump=a.jump)
+        else:
+            move(self, c, t, min(left, max(0.0, c.distance(t) - ADJACENT_YARDS)), jump=a.jump)
+
+
+__all__ = [
+    "ADJACENT_YARDS",
+    "ENGAGE_YARDS",
+    "LOG_VERSION",
+    "REACH_SLACK",
+    "Battle",
+    "Fighter",
+    "declarations",
+    "field_from_json",
+    "field_to_json",
+    "flank_bonus",
+    "sheet_of",
+]

@@ -1,0 +1,353 @@
+"""One attack exchange: a single attack by one character on another, outside a battle.
+
+:func:`resolve_exchange` stands two stat blocks a distance apart, puts the chosen
+weapon in the attacker's hand, and checks that the rules allow the maneuver at that
+distance, under that rules profile, and the defense against it. Then it rolls the
+attack through the whole chain (attack, defense, damage, soak: :mod:`vtm_sim.mechanics.attack`)
+and returns the plan, the outcome and the events. The events start with an
+``exchange`` header naming the two sides, so :func:`vtm_sim.text.narration.narrate` can tell
+the log. :func:`exchange_odds` gives the exact distribution of health levels the same
+exchange deals. ``vtm-sim attack`` only parses its options, calls these two and
+prints the result.
+
+Autofire spray (RNG-6) follows the battle's rules. A lone target's share of the roll
+comes from :func:`vtm_sim.engine.queries.spray_shares`, the +1 difficulty of dodging it from
+:data:`vtm_sim.mechanics.attack.SPRAY_DODGE`. What needs a battlefield is left out: cover,
+movement, ammunition spent, a botch's mishap (CPX-6), dodging to cover (DEF-5).
+Pass a :class:`~vtm_sim.mechanics.attack.Situation` for the battlefield's modifiers to the
+attack.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from vtm_sim.core.choices import CalledShot, DefenseKind
+from vtm_sim.core.dice import DiceSource
+from vtm_sim.core.maneuvers import Need, WeaponUse
+from vtm_sim.data.rules import RuleSet, load_rules
+from vtm_sim.data.stat_blocks import StatBlock
+from vtm_sim.data.tables import Tables, Weapon, WeaponClass, load_tables
+from vtm_sim.engine.battle import sheet_of
+from vtm_sim.engine.effects import instead_of_damage
+from vtm_sim.engine.queries import spray_shares
+from vtm_sim.errors import IllegalActionError
+from vtm_sim.events import (
+    ActionEvent,
+    AttackEvent,
+    DefenseEvent,
+    Event,
+    EventLog,
+    ExchangeEvent,
+)
+from vtm_sim.mechanics.attack import (
+    BASE_DIFFICULTY,
+    SPRAY_DODGE,
+    AttackOutcome,
+    AttackPlan,
+    DiceFor,
+    Situation,
+    legal_defenses,
+    maneuver_weapon,
+    plan_attack,
+    range_modifier,
+    reach_of,
+    resolve_attack,
+    roll_attack,
+    unmet_need,
+)
+from vtm_sim.mechanics.combatant import Combatant
+from vtm_sim.mechanics.forecast import plan_odds
+
+__all__ = [
+    "CLOSE_DISTANCE",
+    "RANGED_DISTANCE",
+    "ExchangeError",
+    "ExchangeResult",
+    "default_distance",
+    "default_maneuver",
+    "exchange_odds",
+    "resolve_exchange",
+]
+
+ATTACKER, DEFENDER = 0, 1  # combatant ids (and sides) in an exchange's events
+TURN = 1  # the turn an exchange is rolled in (a stun costs the next one: DMG-6)
+CLOSE_DISTANCE = 1.0  # yards between them by default for a close-combat maneuver
+RANGED_DISTANCE = 10.0  # ... and for a ranged one
+
+
+class ExchangeError(IllegalActionError):
+    """An exchange the rules do not allow.
+
+    ``argument`` names the keyword of :func:`resolve_exchange` at fault (``weapon``,
+    ``maneuver``, ``distance``, ``rules``, ``defense``), or is None when the exchange
+    as a whole cannot be made; ``reason`` says why; ``others`` names other keywords
+    whose change would do as well. ``str()`` gives them all.
+    """
+
+    def __init__(self, argument: str | None, reason: str, others: tuple[str, ...] = ()) -> None:
+        text = f"{argument}: {reason}" if argument else reason
+        if others:
+            text += f" (pick another {' or '.join([*others, argument or ''])})"
+        super().__init__(text)
+        self.argument = argument
+        self.reason = reason
+        self.others = others
+
+
+@dataclass(frozen=True, slots=True)
+class ExchangeResult:
+    """What one exchange did.
+
+    ``attacker`` and ``defender`` are the combatants as they ended it (health,
+    stun); ``events`` the log, an ``exchange`` header first.
+    """
+
+    attacker: Combatant
+    defender: Combatant
+    distance: float
+    plan: AttackPlan
+    defense: DefenseKind
+    outcome: AttackOutcome
+    events: tuple[Event, ...]
+
+
+# needs about the weapon in hand: an unmet one is told as the wrong weapon
+_HAND_NEEDS = frozenset({Need.MELEE_WEAPON, Need.AUTOFIRE})
+# the kind of maneuver a weapon class is plainly used in
+_PLAIN_USE = {
+    WeaponClass.UNARMED: WeaponUse.UNARMED,
+    WeaponClass.MELEE: WeaponUse.MELEE,
+    WeaponClass.THROWN: WeaponUse.THROWN,
+    WeaponClass.FIREARM: WeaponUse.SHOOTING,
+    WeaponClass.BOW: WeaponUse.SHOOTING,
+    WeaponClass.CROSSBOW: WeaponUse.SHOOTING,
+}
+
+
+def default_maneuver(weapon: Weapon, tables: Tables | None = None) -> str:
+    """The plain attack with a weapon: a strike, a shot, a throw, or a punch.
+
+    The first row of the maneuver table made with that kind of weapon, with no
+    effect, area or grapple.
+    """
+    use = _PLAIN_USE[weapon.cls]
+    for m, spec in (tables or load_tables()).maneuvers.items():
+        if spec.weapon is use and spec.effect is None and spec.area == 0 and not spec.grapple:
+            return m
+    raise ExchangeError("maneuver", f"no plain {use.value} maneuver in the maneuver table")
+
+
+def default_distance(maneuver: str, tables: Tables | None = None) -> float:
+    """Yards between the two when none are given: in reach, or a short shot."""
+    spec = (tables or load_tables()).maneuvers.get(maneuver)
+    return CLOSE_DISTANCE if spec is not None and spec.close else RANGED_DISTANCE
+
+
+def _wield(c: Combatant, weapon: str | None) -> None:
+    """Put the named weapon in hand ('unarmed': none; None: the first weapon)."""
+    if weapon is None:
+        return
+    if weapon == "unarmed":
+        c.wielding = -1
+        return
+    names = [w.name for w in c.stats.weapons]
+    if weapon not in names:
+        has = ", ".join(names) if names else "none"
+        raise ExchangeError("weapon", f"{c.name} has no {weapon!r} (has: {has}; or 'unarmed')")
+    c.wielding = names.index(weapon)
+
+
+def _plan(
+    attacker: Combatant, defender: Combatant, maneuver: str, distance: float, rules: RuleSet,
+    tables: Tables, situation: Situation | None, called: CalledShot | None,
+) -> AttackPlan:
+    """The attack's plan, or the first rule it breaks (ATK-1, RNG-2, the profile)."""
+    spec = tables.maneuvers.get(maneuver)
+    if spec is None:
+        known = ", ".join(sorted(tables.maneuvers))
+        raise ExchangeError("maneuver", f"unknown maneuver {maneuver!r} (expected one of {known})")
+    weapon = maneuver_weapon(attacker, spec)
+    need = unmet_need(attacker, spec) if weapon is None else None
+    if need is not None and need not in _HAND_NEEDS:
+        raise ExchangeError(
+            "maneuver", f"{attacker.name} cannot use {maneuver}: it needs {need.value}")
+    if weapon is None:
+        raise ExchangeError(
+            "maneuver",
+            f"{attacker.name} cannot use {maneuver} with "
+            f"{attacker.weapon.name.replace('_', ' ')} in hand",
+            others=("weapon",),
+        )
+    if spec.close:
+        reach = reach_of(spec)
+        if distance > reach:
+            raise ExchangeError(
+                "distance",
+                f"{distance:g} yards is out of reach for {maneuver} (at most {reach:g}; ATK-1)",
+            )
+    else:
+        if weapon.cls is WeaponClass.FIREARM and not rules.firearms_allowed:
+            raise ExchangeError("rules", f"the {rules.name} profile allows no firearms")
+        if range_modifier(weapon, distance) is None:
+            raise ExchangeError(
+                "distance",
+                f"{distance:g} yards is beyond twice the {weapon.name} range of "
+                f"{weapon.range} yards (RNG-2)",
+            )
+    plan = plan_attack(attacker, defender, maneuver, tables, rules, distance=distance,
+                       situation=situation, called=called)
+    if plan is None:
+        raise ExchangeError(None, f"{attacker.name} cannot make a {maneuver} attack now")
+    return plan
+
+
+def _check_defense(defender: Combatant, plan: AttackPlan, kind: DefenseKind) -> None:
+    """DEF-4..6: block and parry only in close combat; block lethal only armored or
+    with Fortitude; parry only with a melee weapon in hand."""
+    if kind is DefenseKind.NONE or kind in legal_defenses(defender, plan):
+        return
+    what = plan.maneuver.replace("_", " ")
+    if not plan.close:
+        raise ExchangeError(
+            "defense",
+            f"{kind.value} only works in close combat; "
+            f"against a {what} only dodge is allowed (DEF-4, DEF-6)",
+        )
+    if kind is DefenseKind.BLOCK:
+        raise ExchangeError(
+            "defense",
+            f"{defender.name} cannot block {plan.damage_type.value} damage without "
+            "armor or Fortitude (DEF-4)",
+        )
+    raise ExchangeError(
+        "defense", f"{defender.name} cannot parry without a melee weapon in hand (DEF-6)"
+    )
+
+
+def _header(attacker: Combatant, defender: Combatant, rules: RuleSet) -> ExchangeEvent:
+    """The ``exchange`` event: the rules and the two sides, where they stand."""
+    return ExchangeEvent(
+        rules.model_dump(),
+        tuple({"id": c.id, "side": c.side, "x": c.x, "y": c.y, "sheet": sheet_of(c.stats)}
+              for c in (attacker, defender)),
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class _Setup:
+    attacker: Combatant
+    defender: Combatant
+    distance: float
+    plan: AttackPlan
+    defense: DefenseKind
+    rules: RuleSet
+
+
+def _setup(
+    attacker: StatBlock, defender: StatBlock, maneuver: str | None, weapon: str | None,
+    distance: float | None, defense: DefenseKind, called: CalledShot | None,
+    situation: Situation | None, rules: RuleSet | None, tables: Tables | None,
+) -> _Setup:
+    rules = rules if rules is not None else load_rules("v20")
+    tables = tables if tables is not None else load_tables()
+    a = Combatant.create(ATTACKER, attacker, ATTACKER, tables)
+    _wield(a, weapon)
+    man = maneuver if maneuver is not None else default_maneuver(a.weapon, tables)
+    dist = float(distance if distance is not None else default_distance(man, tables))
+    d = Combatant.create(DEFENDER, defender, DEFENDER, tables, dist)
+    plan = _plan(a, d, man, dist, rules, tables, situation, called)
+    _check_defense(d, plan, defense)
+    return _Setup(a, d, dist, plan, defense, rules)
+
+
+def _always(source: DiceSource) -> DiceFor:
+    return lambda _label: source
+
+
+def resolve_exchange(
+    attacker: StatBlock,
+    defender: StatBlock,
+    *,
+    maneuver: str | None = None,
+    weapon: str | None = None,
+    distance: float | None = None,
+    defense: DefenseKind = DefenseKind.NONE,
+    called: CalledShot | None = None,
+    situation: Situation | None = None,
+    rules: RuleSet | None = None,
+    tables: Tables | None = None,
+    dice: DiceSource | None = None,
+    dice_for: DiceFor | None = None,
+) -> ExchangeResult:
+    """Roll one attack of ``attacker`` on ``defender`` through the whole chain.
+
+    Args:
+        maneuver: a maneuver of ``configs/maneuvers.yaml``. By default the plain
+            attack with the weapon in hand (:func:`default_maneuver`).
+        weapon: the name of one of the attacker's weapons to attack with, or
+            ``'unarmed'``. By default the first weapon.
+        distance: yards between them. By default 1 for close combat, 10 for a
+            ranged attack (:func:`default_distance`).
+        defense: the defender's reaction (DEF-4..6). It costs the defender no dice.
+        called: a called shot (RNG-8).
+        situation: the battlefield's modifiers to the attack (cover, flanking, ...).
+        rules: the rules profile (default v20).
+        dice: where every die comes from; or
+        dice_for: the dice for each roll by its label (``attack``, ``dodge``,
+            ``block``, ``parry``, ``damage``, ``soak``). Give exactly one of the two.
+
+    Raises:
+        ExchangeError: the rules do not allow the exchange (unknown weapon or
+            maneuver, out of reach or range, no firearms in the profile, an
+            illegal defense).
+        DiceError: scripted dice that do not fit a roll.
+    """
+    if dice_for is None:
+        if dice is None:
+            raise TypeError("resolve_exchange: give dice or dice_for")
+        dice_for = _always(dice)
+    elif dice is not None:
+        raise TypeError("resolve_exchange: give dice or dice_for, not both")
+    s = _setup(attacker, defender, maneuver, weapon, distance, defense, called, situation,
+               rules, tables)
+    a, d, plan, kind = s.attacker, s.defender, s.plan, s.defense
+    log = EventLog([_header(a, d, s.rules)])
+    log.emit(AttackEvent(a.id, d.id, plan.maneuver, plan.weapon.name, called))
+    if kind is not DefenseKind.NONE:
+        log.emit(DefenseEvent(d.id, kind, a.id))
+    if plan.area > 0:  # RNG-6: the defender is the lone target in the area
+        atk = roll_attack(plan, a, s.rules, dice_for, log)
+        shares = spray_shares(atk.successes, 1)
+        log.emit(ActionEvent(a.id, "spray", {"targets": (d.id,), "shares": tuple(shares)}))
+        out = resolve_attack(plan, a, d, kind, 0, BASE_DIFFICULTY + SPRAY_DODGE, s.rules,
+                             dice_for, log, TURN, attack_roll=atk, successes=shares[0],
+                             spray=True, instead_of_damage=instead_of_damage(plan))
+    else:
+        out = resolve_attack(plan, a, d, kind, 0, BASE_DIFFICULTY, s.rules, dice_for, log,
+                             TURN, instead_of_damage=instead_of_damage(plan))
+    return ExchangeResult(a, d, s.distance, plan, kind, out, tuple(log.events))
+
+
+def exchange_odds(
+    attacker: StatBlock,
+    defender: StatBlock,
+    *,
+    maneuver: str | None = None,
+    weapon: str | None = None,
+    distance: float | None = None,
+    defense: DefenseKind = DefenseKind.NONE,
+    called: CalledShot | None = None,
+    situation: Situation | None = None,
+    rules: RuleSet | None = None,
+    tables: Tables | None = None,
+) -> tuple[float, ...]:
+    """The exact distribution of health levels :func:`resolve_exchange` deals with
+    the same arguments (index = levels; :func:`vtm_sim.mechanics.forecast.plan_odds`).
+
+    Raises:
+        ExchangeError: as :func:`resolve_exchange`.
+    """
+    s = _setup(attacker, defender, maneuver, weapon, distance, defense, called, situation,
+               rules, tables)
+    return plan_odds(s.plan, s.defender, s.rules, s.defense)

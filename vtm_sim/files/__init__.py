@@ -1,0 +1,1 @@
+"""What a user writes: scenarios, state files, and replaying a battle log."""

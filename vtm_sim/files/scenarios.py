@@ -1,0 +1,222 @@
+"""Scenarios: who fights whom, where, in what light, under which rules.
+
+A scenario is a YAML file in ``configs/scenarios/`` (or anywhere), found by
+name or path. Stat-block paths are resolved against the scenario's folder
+first, then against ``configs/``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from vtm_sim.core.dice import DiceSource
+from vtm_sim.core.space import CoverLevel, CoverZone, Lighting, Obstacle, ObstacleKind, Wall
+from vtm_sim.core.space import Field as Battlefield
+from vtm_sim.data.config import config_dir, load_yaml, validate
+from vtm_sim.data.rules import RuleSet, load_rules
+from vtm_sim.data.stat_blocks import StatBlock, load_stat_block
+from vtm_sim.engine.battle import Battle, Fighter
+from vtm_sim.errors import ConfigError
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
+
+
+class CombatantSpec(_Strict):
+    sheet: str
+    side: int = Field(ge=0, le=7)
+    at: tuple[float, float] = (0.0, 0.0)
+    prone: bool = False
+    blinded: bool = False
+
+
+class CoverSpec(_Strict):
+    name: str = "cover"
+    at: tuple[float, float]
+    radius: float = Field(gt=0, le=50)
+    level: Literal["light", "good", "superior"]
+
+
+class ObstacleSpec(_Strict):
+    """MOVE-3: a gap to jump across or a low obstacle to jump over, along a segment."""
+
+    name: str = Field(default="obstacle", min_length=1)
+    kind: Literal["gap", "low"] = Field(description="gap: jumped across; low: jumped over")
+    line: tuple[tuple[float, float], tuple[float, float]] = Field(
+        description="its two ends, [[x1, y1], [x2, y2]] in yards")
+    width: float | None = Field(default=None, gt=0, le=100,
+                                description="a gap's width in feet (4 ft a success)")
+    height: float | None = Field(default=None, gt=0, le=50,
+                                 description="a low obstacle's height in feet (2 ft a success)")
+    detour: float | None = Field(default=None, ge=0, le=500,
+                                 description="extra yards to go around it (absent: no way around)")
+
+    @model_validator(mode="after")
+    def _size(self) -> ObstacleSpec:
+        need, other = ("width", "height") if self.kind == "gap" else ("height", "width")
+        if getattr(self, need) is None:
+            raise ValueError(f"a {self.kind} needs {need} (feet)")
+        if getattr(self, other) is not None:
+            raise ValueError(f"a {self.kind} has a {need}, not a {other}")
+        (x1, y1), (x2, y2) = self.line
+        if x1 == x2 and y1 == y2:
+            raise ValueError("line: its two ends are the same point")
+        return self
+
+    def obstacle(self) -> Obstacle:
+        (x1, y1), (x2, y2) = self.line
+        feet = self.width if self.kind == "gap" else self.height
+        assert feet is not None
+        return Obstacle(self.name, ObstacleKind(self.kind), x1, y1, x2, y2, feet, self.detour)
+
+
+def obstacles_of(specs: list[ObstacleSpec], source: Path, key: str = "obstacles",
+                 taken: tuple[str, ...] = ()) -> tuple[Obstacle, ...]:
+    """The obstacles of a file's list; names must be unique (a jump is told by name)."""
+    seen = set(taken)
+    for n, o in enumerate(specs):
+        if o.name in seen:
+            raise ConfigError(f"{source}: {key}.{n}.name: {o.name!r} is already an obstacle "
+                              "(names must be unique)")
+        seen.add(o.name)
+    return tuple(o.obstacle() for o in specs)
+
+
+class AmbushSpec(_Strict):
+    attacker: int = Field(ge=0)
+    target: int = Field(ge=0)
+
+
+class ScenarioSpec(_Strict):
+    title: str
+    description: str = ""
+    rules: str = "v20"
+    turn_limit: int = Field(default=20, ge=1, le=500)
+    lighting: Lighting = Lighting.NORMAL
+    cramped: bool = False  # DEF-8: no room to dodge
+    sides: dict[int, str] = Field(default_factory=dict)
+    combatants: list[CombatantSpec] = Field(min_length=2, max_length=16)
+    cover: list[CoverSpec] = Field(default_factory=list)
+    walls: list[tuple[tuple[float, float], tuple[float, float]]] = Field(default_factory=list)
+    ambush: list[AmbushSpec] = Field(default_factory=list)
+    obstacles: list[ObstacleSpec] = Field(default_factory=list)  # MOVE-3
+
+
+@dataclass(frozen=True, slots=True)
+class Scenario:
+    """A loaded scenario: ready to start battles."""
+
+    name: str
+    title: str
+    description: str
+    rules: RuleSet
+    turn_limit: int
+    fighters: tuple[Fighter, ...]
+    field: Battlefield
+    sides: dict[int, str]
+    ambush: tuple[tuple[int, int], ...]
+    source: str
+
+    def battle(self, *, seed: int | None = None, dice: DiceSource | None = None,
+               turn_limit: int | None = None) -> Battle:
+        return Battle(
+            self.fighters, seed=seed, dice=dice, rules=self.rules,
+            turn_limit=turn_limit or self.turn_limit, field=self.field,
+            ambush=self.ambush,
+        )
+
+    def side_name(self, side: int) -> str:
+        return self.sides.get(side, f"side {side}")
+
+
+LEVELS = {"light": CoverLevel.LIGHT, "good": CoverLevel.GOOD, "superior": CoverLevel.SUPERIOR}
+
+
+def scenario_dir() -> Path:
+    return config_dir() / "scenarios"
+
+
+def list_scenarios() -> list[str]:
+    return sorted(p.stem for p in scenario_dir().glob("*.yaml"))
+
+
+def find_scenario(name_or_path: str) -> Path:
+    p = Path(name_or_path)
+    if p.suffix in (".yaml", ".yml"):
+        if not p.exists():
+            raise ConfigError(f"{p}: file not found")
+        return p
+    q = scenario_dir() / f"{name_or_path}.yaml"
+    if not q.exists():
+        raise ConfigError(
+            f"scenario {name_or_path!r}: unknown (expected one of {', '.join(list_scenarios())})"
+        )
+    return q
+
+
+def _sheet(path: Path, sheet: str, i: int) -> StatBlock:
+    for base in (path.parent, config_dir()):
+        cand = base / sheet
+        if cand.exists():
+            return load_stat_block(cand)
+    raise ConfigError(f"{path}: combatants.{i}.sheet: stat block {sheet!r} not found")
+
+
+def load_scenario(name_or_path: str) -> Scenario:
+    """Load and validate a scenario by name or file path."""
+    path = find_scenario(name_or_path)
+    spec = validate(ScenarioSpec, load_yaml(path), path)
+    try:
+        rules = load_rules(spec.rules)
+    except ConfigError as exc:
+        raise ConfigError(f"{path}: rules: {exc}") from None
+    fighters = tuple(
+        Fighter(_sheet(path, c.sheet, i), c.side, c.at[0], c.at[1], c.prone, c.blinded)
+        for i, c in enumerate(spec.combatants)
+    )
+    sides = {f.side for f in fighters}
+    if len(sides) < 2:
+        raise ConfigError(f"{path}: combatants: expected at least two sides")
+    for side in spec.sides:
+        if side not in sides:
+            raise ConfigError(f"{path}: sides.{side}: no combatant is on side {side}")
+    conflict = _firearm_conflict(fighters, rules)
+    if conflict is not None:
+        raise ConfigError(f"{path}: {conflict}")
+    for n, a in enumerate(spec.ambush):
+        for key, idx in (("attacker", a.attacker), ("target", a.target)):
+            if idx >= len(fighters):
+                raise ConfigError(f"{path}: ambush.{n}.{key}: no combatant {idx}")
+        if fighters[a.attacker].side == fighters[a.target].side:
+            raise ConfigError(f"{path}: ambush.{n}: attacker and target are on the same side")
+    zones = tuple(
+        CoverZone(c.name, c.at[0], c.at[1], c.radius, LEVELS[c.level])
+        for c in spec.cover
+    )
+    walls = tuple(Wall(a[0], a[1], b[0], b[1]) for a, b in spec.walls)
+    return Scenario(
+        path.stem, spec.title, spec.description, rules, spec.turn_limit, fighters,
+        Battlefield(zones, walls, spec.lighting, spec.cramped,
+                    obstacles_of(spec.obstacles, path)), dict(spec.sides),
+        tuple((a.attacker, a.target) for a in spec.ambush), str(path),
+    )
+
+
+def _firearm_conflict(fighters: tuple[Fighter, ...], rules: RuleSet) -> str | None:
+    for i, f in enumerate(fighters):
+        for w in f.stats.weapons:
+            if w.cls.value == "firearm" and not rules.firearms_allowed:
+                return (f"combatants.{i}: {w.name} is a firearm, not allowed under "
+                        f"the {rules.name} rules")
+    return None
+
+
+def rules_conflict(scenario: Scenario, rules: RuleSet) -> str | None:
+    """Why ``scenario`` cannot be played under ``rules`` (a firearm where none is
+    allowed), or None when it can (``dataclasses.replace(scenario, rules=rules)``)."""
+    return _firearm_conflict(scenario.fighters, rules)

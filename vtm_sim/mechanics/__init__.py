@@ -1,0 +1,1 @@
+"""One combatant and one attack: the combatant, movement, blood, the attack chain, exact odds."""

@@ -1,0 +1,1 @@
+"""Regression battles: golden logs, the balance tier, where two logs part."""

@@ -1,0 +1,1 @@
+"""Battles in words: narration, the story, dice in plain words."""
