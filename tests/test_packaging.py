@@ -47,6 +47,22 @@ def test_wheel_carries_the_configs_and_no_compiled_code(tmp_path: Path) -> None:
     assert "vtm_sim/py.typed" in names
     assert {"vtm_sim/engine/battle.py", "envs/env.py", "agents/base.py"} <= names
     assert not [n for n in names if n.endswith((".so", ".pyd"))]
+    # the public API from the installed wheel alone (its dependencies are this venv's)
+    site = tmp_path / "site"
+    subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target",
+                    str(site), str(wheel)], check=True, capture_output=True)
+    script = (
+        "import sys, vtm_sim\n"
+        "from vtm_sim import Battle, load_scenario, load_state, play\n"
+        "assert vtm_sim.__file__.startswith(sys.argv[1]), vtm_sim.__file__\n"
+        "battle = play(load_scenario('duel').battle(seed=3))\n"
+        "assert isinstance(battle, Battle) and battle.over\n"
+        "print(vtm_sim.__version__)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", script, str(site)], cwd=tmp_path,
+                         env={**os.environ, "PYTHONPATH": str(site)},
+                         capture_output=True, text=True, check=True).stdout.strip()
+    assert out == wheel.name.split("-")[1]
 
 
 @pytest.mark.parametrize(("value", "wanted"), [
