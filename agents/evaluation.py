@@ -17,9 +17,10 @@ import numpy as np
 
 from vtm_sim.arena.intervals import wilson
 from vtm_sim.arena.outcomes import Outcomes
-from vtm_sim.arena.tournament import Backend, seeded_battle
+from vtm_sim.arena.tournament import Backend, seat_results, seeded_battle
 from vtm_sim.files.scenarios import Scenario
 from vtm_sim.policies.play import Policy
+from vtm_sim.policies.registry import maker
 
 __all__ = ["Evaluation", "Rates", "evaluate", "evaluate_named", "seats"]
 
@@ -145,8 +146,6 @@ def evaluate_named(
     tournament's chunks (:func:`vtm_sim.arena.tournament.play_chunk`), so ``backend``
     (``--jobs``, ``--backend ray``) decides only where they run, not the result.
     A player against itself plays each seed once; each seat is then scored on it."""
-    from vtm_sim.arena.tournament import seat_results
-    from vtm_sim.policies.registry import maker
 
     counts = seat_results(scenario, [(player, opp) for opp in opponents],
                           battles=lambda _a, _b: episodes, seed=seed, resolver=maker,

@@ -21,7 +21,8 @@ from pathlib import Path
 
 import numpy as np
 
-from agents.learned import ModelInfo
+from agents.model_info import ModelInfo
+from agents.numpy_policy import NumpyPolicy, write_policy
 from envs.actions import ActionCatalog
 from envs.observation import OBS_VERSION, ObservationEncoder
 from vtm_sim.arena.tournament import seeded_battle
@@ -123,8 +124,6 @@ def fit_clone(data: Decisions, out: str | Path, *, scenario: Scenario, teacher: 
     last ``holdout`` share of a seeded shuffle), as the exported numpy policy plays."""
     import torch
     from torch import nn
-
-    from agents.numpy_policy import NumpyPolicy, write_policy
 
     if len(data) < 10:
         raise ValueError(f"{len(data)} decisions: too few to fit a clone")

@@ -23,7 +23,7 @@ from typing import Any, SupportsFloat
 import gymnasium as gym
 import numpy as np
 
-from agents.learned import ModelInfo
+from agents.model_info import ModelInfo
 from agents.numpy_policy import NumpyPolicy
 from envs.multi import VtmParallelEnv
 

@@ -12,65 +12,18 @@ torch) is imported only inside :func:`save_model` and :meth:`LearnedAgent.load`.
 from __future__ import annotations
 
 import json
-import platform
-from dataclasses import asdict, dataclass, field
-from importlib import metadata as importlib_metadata
+from dataclasses import asdict
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
 from agents.base import legal_indices
+from agents.model_info import ALGORITHMS, ModelInfo, versions
+from agents.numpy_policy import NumpyPolicy, sb3_weights, write_policy
 from envs.observation import OBS_VERSION
-from vtm_sim.version import compiled_modules
 
-if TYPE_CHECKING:
-    from agents.numpy_policy import NumpyPolicy
-
-__all__ = ["LearnedAgent", "ModelInfo", "load_agent", "save_model"]
-
-LIBRARIES = ("vtm-sim", "gymnasium", "numpy", "torch", "stable-baselines3", "sb3-contrib")
-# Policy-gradient algorithms (they expose action probabilities for masking).
-ALGORITHMS = {"MaskablePPO": "sb3_contrib", "PPO": "stable_baselines3", "A2C": "stable_baselines3"}
-
-
-def _versions() -> dict[str, str]:
-    out = {"python": platform.python_version()}
-    for name in LIBRARIES:
-        try:
-            out[name] = importlib_metadata.version(name)
-        except importlib_metadata.PackageNotFoundError:
-            continue
-    out["vtm_sim_build"] = "mypyc" if compiled_modules() else "pure Python"
-    return out
-
-
-@dataclass(frozen=True)
-class ModelInfo:
-    """What a saved model was trained on."""
-
-    algo: str
-    env_id: str
-    scenario: str
-    agent_id: int
-    obs_version: int
-    obs_mode: str
-    catalog_size: int
-    seed: int | None
-    env_kwargs: dict[str, Any] = field(default_factory=dict)
-    versions: dict[str, str] = field(default_factory=dict)
-
-    @classmethod
-    def read(cls, path: Path) -> ModelInfo:
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, json.JSONDecodeError) as exc:
-            raise ValueError(f"{path}: cannot read the model metadata ({exc})") from None
-        try:
-            return cls(**data)
-        except TypeError as exc:
-            raise ValueError(f"{path}: bad model metadata ({exc})") from None
-
+__all__ = ["LearnedAgent", "ModelInfo", "export_policy", "load_agent", "save_model"]
 
 def _paths(path: str | Path) -> tuple[Path, Path]:
     p = Path(path)
@@ -111,7 +64,7 @@ def save_model(
         catalog_size=int(base.catalog.size),
         seed=seed,
         env_kwargs=dict(env_kwargs or {}),
-        versions=_versions(),
+        versions=versions(),
     )
     json_path.write_text(json.dumps(asdict(info), indent=2) + "\n", encoding="utf-8")
     return zip_path
@@ -129,8 +82,6 @@ def load_agent(path: str | Path) -> LearnedAgent | NumpyPolicy:
         ValueError: a missing or unreadable file, or one for another observation layout.
     """
     if Path(path).suffix == ".npz":
-        from agents.numpy_policy import NumpyPolicy
-
         return NumpyPolicy.load(path)
     return LearnedAgent.load(path)
 
@@ -186,3 +137,14 @@ class LearnedAgent:
         with torch.no_grad():
             probs = policy.get_distribution(obs_t).distribution.probs[0].cpu().numpy()
         return int(legal[int(np.argmax(probs[legal]))])
+
+
+def export_policy(model_path: str | Path, out: str | Path) -> Path:
+    """Write the saved model ``model_path`` (``NAME.zip`` + ``NAME.json``) as a numpy policy.
+
+    Returns the ``.npz`` written. Raises ValueError for a model that cannot be read
+    or exported (needs torch and stable-baselines3 installed).
+    """
+    agent = LearnedAgent.load(model_path)
+    weights, activation = sb3_weights(agent.model)
+    return write_policy(out, weights, activation, agent.info)

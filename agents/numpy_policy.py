@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from agents.base import legal_indices
-from agents.learned import ModelInfo
+from agents.model_info import ModelInfo
 from envs.observation import OBS_VERSION, PREFIX_VERSIONS, TEMPO
 
 __all__ = [
@@ -33,7 +33,6 @@ __all__ = [
     "FORMAT",
     "MASK_HANDLING",
     "NumpyPolicy",
-    "export_policy",
     "sb3_weights",
     "write_policy",
 ]
@@ -241,16 +240,3 @@ def sb3_weights(model: Any) -> tuple[list[tuple[np.ndarray, np.ndarray]], str]:
     if len(seen) > 1:
         raise ValueError(f"activations {sorted(seen)}: one activation for every layer expected")
     return layers, (seen.pop() if seen else "identity")
-
-
-def export_policy(model_path: str | Path, out: str | Path) -> Path:
-    """Write the saved model ``model_path`` (``NAME.zip`` + ``NAME.json``) as a numpy policy.
-
-    Returns the ``.npz`` written. Raises ValueError for a model that cannot be read
-    or exported (needs torch and stable-baselines3 installed).
-    """
-    from agents.learned import LearnedAgent
-
-    agent = LearnedAgent.load(model_path)
-    weights, activation = sb3_weights(agent.model)
-    return write_policy(out, weights, activation, agent.info)

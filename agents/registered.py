@@ -15,6 +15,7 @@ from typing import Literal
 import numpy as np
 
 from agents.adapter import AgentPolicy
+from agents.learned import load_agent
 from agents.scripted import BrawlerAgent, RandomAgent
 from vtm_sim.errors import ConfigError
 from vtm_sim.files.scenarios import Scenario
@@ -43,7 +44,6 @@ def random_agent(scenario: Scenario, _arg: str = "") -> PolicyMaker:
 def model(scenario: Scenario, path: str) -> PolicyMaker:
     """``model:PATH``: a model saved with :func:`agents.learned.save_model` (``.zip``, needs
     torch) or exported by ``vtm-sim export-policy`` (``.npz``, numpy only)."""
-    from agents.learned import load_agent
 
     try:
         agent = load_agent(path)

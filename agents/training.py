@@ -5,7 +5,6 @@ entry per env id as in the RL Baselines3 Zoo, ``default`` for the others),
 overridden by a ``--config`` file of the same keys, validated by
 :class:`Hyperparams` (unknown keys are refused). A run writes its folder in
 the Zoo's layout::
-
     DIR/
       Duel-v0.zip, Duel-v0.json   the final model and its metadata (agents.learned)
       best_model.zip, .json       the best model at the periodic evaluations
@@ -42,13 +41,19 @@ import numpy as np
 import yaml
 from pydantic import BaseModel, ConfigDict, Field
 
+import envs
+from agents.adapter import AgentPolicy
 from agents.evaluation import PolicyMaker, evaluate, seats
-from agents.learned import LearnedAgent, ModelInfo, _versions
+from agents.league import SelfPlayEnv
+from agents.learned import LearnedAgent
+from agents.model_info import ModelInfo, versions
+from agents.numpy_policy import sb3_weights
 from vtm_sim.core.choices import Choice, Decision
 from vtm_sim.data.config import load_yaml, validate
 from vtm_sim.engine.battle import Battle
 from vtm_sim.errors import ConfigError
-from vtm_sim.files.scenarios import Scenario
+from vtm_sim.files.scenarios import Scenario, load_scenario
+from vtm_sim.policies.registry import maker as named
 
 __all__ = [
     "ALGOS",
@@ -215,7 +220,6 @@ class StepTimer(gym.Wrapper[Any, Any, Any, Any]):
 
 def env_scenario(env_id: str) -> str:
     """The scenario a registered id plays; ConfigError for an unknown id."""
-    import envs
 
     if env_id not in gym.registry:
         raise ConfigError(f"--env {env_id}: unknown environment id (expected one of "
@@ -276,14 +280,10 @@ def _env_fns(env_id: str, scenario: Scenario, opponents: Mapping[str, PolicyMake
                  maker: PolicyMaker | None = maker) -> gym.Env[Any, Any]:
             env: gym.Env[Any, Any]
             if opponent is None:
-                from agents.league import SelfPlayEnv
-
                 env = SelfPlayEnv(scenario_name, latest=latest, max_snapshots=league_size,
                                   **kwargs)
             else:
                 if maker is None:  # in a SubprocVecEnv worker
-                    from vtm_sim.files.scenarios import load_scenario
-                    from vtm_sim.policies.registry import maker as named
 
                     maker = named(opponent, load_scenario(source))
                 spec = {i: seat_class(maker, i) for i in range(n_fighters) if i != me}
@@ -350,7 +350,7 @@ def train(
     _write_yaml(meta_dir / "args.yml", {**args.__dict__, "opponents": list(args.opponents),
                                         "eval_opponents": list(args.eval_opponents)})
     (meta_dir / "command.txt").write_text(" ".join(command) + "\n", encoding="utf-8")
-    _write_yaml(meta_dir / "versions.yml", _versions())
+    _write_yaml(meta_dir / "versions.yml", versions())
 
     vec_cls = SubprocVecEnv if subproc else DummyVecEnv
     venv = vec_cls(fns)  # seeded by the model (seed, seed + 1, ... per sub-env)
@@ -375,7 +375,7 @@ def train(
         obs_version=int(probe.obs_version),  # type: ignore[attr-defined]
         obs_mode=str(probe.obs_mode),  # type: ignore[attr-defined]
         catalog_size=int(probe.catalog.size),  # type: ignore[attr-defined]
-        seed=args.seed, env_kwargs=env_kwargs, versions=_versions(),
+        seed=args.seed, env_kwargs=env_kwargs, versions=versions(),
     )
     callbacks: list[Any] = []
     evaluator = _evaluator(info, scenario, eval_makers, hp, run, log)
@@ -460,8 +460,6 @@ def _evaluator(info: ModelInfo, scenario: Scenario, makers: Mapping[str, PolicyM
     """An SB3 callback evaluating the model every ``eval_freq`` timesteps (and at the end)."""
     from stable_baselines3.common.callbacks import BaseCallback
 
-    from agents.adapter import AgentPolicy
-
     class PeriodicEvaluation(BaseCallback):  # type: ignore[misc,unused-ignore]  # Any without SB3
         def __init__(self) -> None:
             super().__init__()
@@ -508,7 +506,6 @@ def _evaluator(info: ModelInfo, scenario: Scenario, makers: Mapping[str, PolicyM
 
 def _snapshot(model: Any) -> None:
     """Add the policy as it is now to every sub-env's league (self-play)."""
-    from agents.numpy_policy import sb3_weights
 
     layers, activation = sb3_weights(model)
     model.get_env().env_method("add_snapshot", layers, activation)

@@ -92,7 +92,10 @@ def registered_ids() -> list[str]:
 
 
 def __getattr__(name: str) -> object:
-    """``envs.VtmParallelEnv`` and ``envs.VtmAECEnv``, imported with PettingZoo on first use."""
+    """``envs.VtmParallelEnv`` and ``envs.VtmAECEnv``, imported with PettingZoo on first use.
+
+    The one lazy import of this package, kept for a heavy dependency: PettingZoo takes
+    about a second to import, and a Gymnasium user (``gym.make``) never needs it."""
     if name == "VtmParallelEnv":
         from envs.multi import VtmParallelEnv
 

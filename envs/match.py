@@ -29,6 +29,7 @@ from typing import Any, Final, Literal
 import numpy as np
 
 from envs.actions import ActionCatalog, passive_choice
+from envs.battlemap import picture
 from envs.observation import ObservationEncoder
 from vtm_sim.core.choices import Choice, Decision, DecisionKind
 from vtm_sim.core.dice import RngDice
@@ -37,6 +38,7 @@ from vtm_sim.engine.battle import Battle
 from vtm_sim.errors import IllegalActionError
 from vtm_sim.events import DamageEvent, Event
 from vtm_sim.files.scenarios import Scenario, load_scenario
+from vtm_sim.text.narration import narrate
 
 __all__ = [
     "DEFAULT_ILLEGAL_ACTION",
@@ -253,8 +255,6 @@ class Match:
             gym.logger.warn("render() called without a render_mode; pass render_mode='ansi'")
             return None
         if self.render_mode == "rgb_array":
-            from envs.battlemap import picture
-
             return picture(self.battle)
         if self.battle is None:
             return ""
@@ -263,7 +263,6 @@ class Match:
 
 def narrate_since(events: list[Event], start: int) -> list[str]:
     """Narration lines of ``events[start:]`` (the prefix gives names and context)."""
-    from vtm_sim.text.narration import narrate  # rendering only: keep it off the step path
 
     before = len(narrate(events[:start])) if start > 0 else 0
     return narrate(events)[before:]

@@ -38,6 +38,7 @@ from typing import Any
 import numpy as np
 from pettingzoo import AECEnv, ParallelEnv  # type: ignore[import-untyped]
 
+from envs.aec import VtmAECEnv
 from envs.combatants import CombatantAgents
 from envs.match import RENDER_MODES
 
@@ -156,7 +157,6 @@ def parallel_env(**kwargs: Any) -> VtmParallelEnv:
 
 def aec_env(**kwargs: Any) -> AECEnv:
     """The AEC form: :class:`envs.aec.VtmAECEnv` (only the combatant asked acts)."""
-    from envs.aec import VtmAECEnv
 
     env: AECEnv = VtmAECEnv(**kwargs)
     return env

@@ -21,8 +21,13 @@ import gymnasium as gym  # noqa: E402
 from stable_baselines3.common.env_checker import check_env as sb3_check_env  # noqa: E402
 
 import envs  # noqa: E402, F401
-from agents.learned import LearnedAgent, load_agent, save_model  # noqa: E402
-from agents.numpy_policy import NumpyPolicy, export_policy  # noqa: E402
+from agents.learned import (  # noqa: E402
+    LearnedAgent,
+    export_policy,
+    load_agent,
+    save_model,
+)
+from agents.numpy_policy import NumpyPolicy  # noqa: E402
 from agents.training import Hyperparams, assignments, load_hyperparams  # noqa: E402
 from vtm_sim.cli import main  # noqa: E402
 

@@ -284,7 +284,7 @@ def export_policy_cmd(model: str, out_file: str) -> None:
     if not Path(model).with_suffix(".zip").is_file():
         _fail(f"MODEL {model}: no such model file")
     _training_imports()
-    from agents.numpy_policy import export_policy
+    from agents.learned import export_policy
 
     try:
         path = export_policy(model, out_file)
