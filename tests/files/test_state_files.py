@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner, Result
 
-import vtm_sim.engine.battle
+import vtm_sim.files.state_files
 from vtm_sim import load_state
 from vtm_sim.cli import main
 from vtm_sim.core.choices import (
@@ -512,7 +512,7 @@ def test_a_machine_written_state_goes_to_battle_from_state(
     data = {"format": MACHINE_FORMAT, "anything": [1, 2]}
     p = tmp_path / "saved.json"
     p.write_text(json.dumps(data), encoding="utf-8")
-    monkeypatch.setattr(vtm_sim.engine.battle, "Battle", FakeBattle)
+    monkeypatch.setattr(vtm_sim.files.state_files, "Battle", FakeBattle)
     assert load_state(p, seed=7) is sentinel
     assert got == [(data, 7)]
 

@@ -13,13 +13,12 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from vtm_sim.arena.outcomes import Outcomes
-
-if TYPE_CHECKING:  # the rung names are read without the engine (`vtm-sim policies`)
-    from vtm_sim.arena.tournament import Backend
-    from vtm_sim.files.scenarios import Scenario
+from vtm_sim.arena.tournament import Backend, seat_results
+from vtm_sim.files.scenarios import Scenario
+from vtm_sim.policies.registry import maker
 
 __all__ = ["MIN_EDGE", "Match", "SeatTally", "round_robin"]
 
@@ -116,8 +115,6 @@ def round_robin(
     """Every pair of ``names``, the later (``a``, the higher rung) against the earlier,
     ``battles`` seeds a seat each; ``battles_for(a, b)`` may give a pair fewer (an
     expensive policy). All the pairs' battles go to ``backend`` at once."""
-    from vtm_sim.arena.tournament import seat_results
-    from vtm_sim.policies.registry import maker
 
     pairs = [(b, a) for i, a in enumerate(names) for b in names[i + 1:]]
     counts = seat_results(scenario, pairs, seed=seed, resolver=maker, backend=backend,

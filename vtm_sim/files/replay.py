@@ -25,6 +25,7 @@ from vtm_sim.events import (
     RollEvent,
     dumps,
 )
+from vtm_sim.files.state_files import Standing, apply_standing
 
 
 def fighters_from_header(header: BattleEvent) -> list[Fighter]:
@@ -76,7 +77,6 @@ def _replay(log: EventLog) -> Battle:
         start=standing is None,
     )
     if standing is not None:  # a battle started from a state file (vtm_sim.files.state_files)
-        from vtm_sim.files.state_files import Standing, apply_standing
 
         apply_standing(battle, Standing.model_validate(standing))
         battle.begin()

@@ -417,9 +417,7 @@ def _read(p: Path) -> Any:
 
 
 def _from_machine_state(p: Path, data: dict[str, Any], seed: int | None) -> Battle:
-    from vtm_sim.engine.battle import Battle as _Battle  # looked up now: written elsewhere
-
-    from_state = getattr(_Battle, "from_state", None)
+    from_state = getattr(Battle, "from_state", None)
     if from_state is None:
         raise ConfigError(
             f"{p}: format: a machine-written state ({MACHINE_FORMAT}) needs "

@@ -30,6 +30,7 @@ from vtm_sim.mechanics.attack import SHOOTING, defense_pool, hand_weapon
 from vtm_sim.mechanics.combatant import Combatant
 from vtm_sim.policies.nearest import NearestEnemyPolicy
 from vtm_sim.policies.play import Policy
+from vtm_sim.policies.tactician import TacticianPolicy
 
 __all__ = ["Tactic", "TacticPolicy", "load_tactic", "tactic_dir"]
 
@@ -44,8 +45,6 @@ class TacticPolicy:
         self.tactic = tactic
         self.base: Policy = NearestEnemyPolicy()
         if tactic.base == "tactician":
-            from vtm_sim.policies.tactician import TacticianPolicy
-
             self.base = TacticianPolicy(grapple=tactic.grapple, called=tactic.called_shots)
         self._flee_from = -1
 
