@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from vtm_sim.engine.battle import Battle
 
 LOG_VERSION: Final = 2  # 2: chases and jumps (flee, chase, caught, escaped, jump events)
-STATE_FORMAT: Final = "vtm_sim.engine.queries"  # the "format" of a saved battle (Battle.to_state)
+STATE_FORMAT: Final = "vtm_sim.state"  # the "format" of a saved battle (Battle.to_state)
 STATE_VERSION: Final = 2  # 2: grips and aims saved as relations (vtm_sim.core.relations)
 ENGAGE_YARDS: Final = 2.0  # ATK-8: an enemy this close is engaging the character
 ADJACENT_YARDS: Final = 1.0

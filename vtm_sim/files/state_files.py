@@ -20,7 +20,7 @@ Two layers:
   with ``start=False``, and records it in the log header (key ``standing``)
   so that :func:`vtm_sim.files.replay.replay` rebuilds the very same battle.
 
-A machine-written state (JSON with ``"format": "vtm_sim.engine.queries"``) is not
+A machine-written state (JSON with ``"format": "vtm_sim.state"``) is not
 parsed here: :func:`load_state` hands it to ``Battle.from_state``.
 """
 
@@ -47,7 +47,7 @@ from vtm_sim.files.scenarios import ObstacleSpec, Scenario, load_scenario, obsta
 from vtm_sim.mechanics.attack import SHOOTING
 from vtm_sim.mechanics.combatant import Combatant
 
-MACHINE_FORMAT = "vtm_sim.engine.queries"  # the top-level "format" of a machine-written state
+MACHINE_FORMAT = "vtm_sim.state"  # the top-level "format" of a machine-written state
 UNARMED = "unarmed"
 
 __all__ = [
