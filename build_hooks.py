@@ -51,6 +51,7 @@ COMPILED_MODULES = [
     "vtm_sim/mechanics/attack.py",
     "vtm_sim/engine/effects.py",
     "vtm_sim/engine/queries.py",
+    "vtm_sim/engine/positions.py",
     "vtm_sim/engine/options.py",
     "vtm_sim/engine/strikes.py",
     "vtm_sim/engine/battle.py",

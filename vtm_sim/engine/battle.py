@@ -70,29 +70,31 @@ from vtm_sim.engine.flow import (
     Routine,
 )
 from vtm_sim.engine.options import action_options, declarations, declare_options
-from vtm_sim.engine.queries import (
+from vtm_sim.engine.positions import (
     ADJACENT_YARDS,
+    able,
+    enemies,
+    physical_difficulty,
+    running_room,
+)
+from vtm_sim.engine.queries import (
     ENGAGE_YARDS,
     LOG_VERSION,
     REACH_SLACK,
     STATE_FORMAT,
     STATE_VERSION,
     PlanParts,
-    able,
     action_penalty,
     approach,
     can_decide,
     cover_of,
-    enemies,
     face_nearest,
     flank_bonus,
     initiative_now,
     move,
     move_to,
     opponents_modifier,
-    physical_difficulty,
     plan_action,
-    running_room,
     sees_in_dark,
     situation_of,
 )

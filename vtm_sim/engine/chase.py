@@ -28,14 +28,15 @@ from typing import TYPE_CHECKING, Final
 from vtm_sim.core.choices import Action, ActionKind
 from vtm_sim.core.relations import Chase, Pursuer
 from vtm_sim.engine.effects import end_grapples, roll_logged
-from vtm_sim.engine.queries import (
+from vtm_sim.engine.positions import (
     ADJACENT_YARDS,
     able,
     enemies,
-    move,
     physical_difficulty,
     running_room,
+    step,
 )
+from vtm_sim.engine.queries import move
 from vtm_sim.events import CaughtEvent, ChaseEvent, EscapeEvent, FleeEvent
 from vtm_sim.mechanics.combatant import Combatant
 from vtm_sim.mechanics.movement import Pursuit
@@ -147,8 +148,6 @@ def _caught(b: Battle, c: Combatant, q: Combatant, *, dead_end: bool = False) ->
     q.chase = None
     gap = c.distance(q) - ADJACENT_YARDS
     if gap > 0:
-        from vtm_sim.engine.queries import step
-
         d = c.distance(q)
         step(b, c, (q.x - c.x) / d, (q.y - c.y) / d, gap)
     b.log.emit(CaughtEvent(c.id, q.id, dead_end))

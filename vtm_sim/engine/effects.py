@@ -17,7 +17,7 @@ from vtm_sim.core.choices import CalledShot
 from vtm_sim.core.dice import Roll, roll
 from vtm_sim.core.relations import Grip, GripKind
 from vtm_sim.data.tables import DamageType, Effect, Maneuver, WeaponClass
-from vtm_sim.engine.queries import physical_difficulty
+from vtm_sim.engine.positions import physical_difficulty
 from vtm_sim.events import ActionEvent, HitEvent, MishapEvent
 from vtm_sim.mechanics.attack import (
     AttackOutcome,

@@ -19,7 +19,7 @@ from vtm_sim.core.choices import Action, CalledShot, DecisionKind, DefenseKind, 
 from vtm_sim.core.maneuvers import Effect
 from vtm_sim.core.symbol import Symbol
 from vtm_sim.data.tables import DamageType, Tables, Weapon
-from vtm_sim.mechanics.attack import AttackPlan
+from vtm_sim.mechanics.attack import BONE_SPURS, FERAL_CLAWS, AttackPlan
 
 
 class Routine(Symbol):
@@ -188,8 +188,6 @@ def plan_from_json(d: dict[str, Any], tables: Tables) -> AttackPlan:
 
 def weapon_named(name: str, tables: Tables) -> Weapon:
     """A weapon by name: the weapons table, unarmed, or a natural weapon (MAN-11)."""
-    from vtm_sim.mechanics.attack import BONE_SPURS, FERAL_CLAWS
-
     for natural in (FERAL_CLAWS, BONE_SPURS):
         if natural.name == name:
             return natural

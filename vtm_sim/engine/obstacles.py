@@ -22,6 +22,14 @@ from typing import TYPE_CHECKING, Final
 from vtm_sim.core.choices import Action, ActionKind
 from vtm_sim.core.space import Obstacle, ObstacleKind
 from vtm_sim.engine.effects import roll_logged
+from vtm_sim.engine.positions import (
+    ADJACENT_YARDS,
+    able,
+    enemies,
+    physical_difficulty,
+    running_room,
+    step,
+)
 from vtm_sim.events import JumpEvent
 from vtm_sim.mechanics.combatant import Combatant
 from vtm_sim.mechanics.movement import JUMP_DIFFICULTY, jump_dice, jump_feet, jump_successes
@@ -107,7 +115,6 @@ def cross(b: Battle, c: Combatant, ux: float, uy: float, yards: float, *,
     in the way. Going around costs the detour's yards from the running left this
     turn (at least ``yards``), so the move still covers ``yards`` when that allows;
     ``jump`` jumps even where there is a way around (the mover's choice)."""
-    from vtm_sim.engine.queries import physical_difficulty, running_room, step
 
     if yards < 0:
         ux, uy, yards = -ux, -uy, -yards
@@ -158,7 +165,6 @@ def move_line(b: Battle, c: Combatant, a: Action) -> tuple[float, float, float] 
     """The straight line (unit vector, yards) a MOVE, FLEE, PURSUE or TAKE_COVER action
     of ``c`` runs now, as ``Battle`` and :mod:`vtm_sim.engine.chase` carry them out (None: it
     goes nowhere)."""
-    from vtm_sim.engine.queries import ADJACENT_YARDS, able, enemies, running_room
 
     left = max(0.0, running_room(b, c) - c.moved)
     kind = a.kind
@@ -194,7 +200,6 @@ def action_route(b: Battle, c: Combatant, a: Action) -> Route:
     if line is None:
         return NO_ROUTE
     ux, uy, yards = line
-    from vtm_sim.engine.queries import running_room
 
     return route(b, c.x, c.y, ux, uy, yards, max(yards, running_room(b, c) - c.moved),
                  jump=a.jump)
@@ -205,7 +210,6 @@ def approach_detour(b: Battle, c: Combatant, t: Combatant, need: float) -> float
     d = c.distance(t)
     if d <= 0:
         return 0.0
-    from vtm_sim.engine.queries import running_room
 
     left = max(need, running_room(b, c) - c.moved)
     return route(b, c.x, c.y, (t.x - c.x) / d, (t.y - c.y) / d, need, left).detour

@@ -19,15 +19,13 @@ from vtm_sim.data.stat_blocks import StatBlock
 from vtm_sim.data.tables import Tables, Weapon, WeaponClass
 from vtm_sim.engine.chase import can_flee, can_pursue
 from vtm_sim.engine.obstacles import action_route
+from vtm_sim.engine.positions import ADJACENT_YARDS, enemies, running_room
 from vtm_sim.engine.queries import (
-    ADJACENT_YARDS,
     REACH_SLACK,
     action_penalty,
     approach,
     base_situation,
-    enemies,
     plan_action,
-    running_room,
 )
 from vtm_sim.mechanics.attack import (
     SHOOTING,

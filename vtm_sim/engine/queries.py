@@ -18,7 +18,13 @@ from vtm_sim.core.choices import (
 from vtm_sim.core.maneuvers import Maneuver
 from vtm_sim.core.space import CoverLevel, Lighting
 from vtm_sim.data.tables import Weapon, WeaponClass
-from vtm_sim.events import MoveEvent
+from vtm_sim.engine.obstacles import approach_detour, cross
+from vtm_sim.engine.positions import (
+    able,
+    enemies,
+    running_room,
+    step,
+)
 from vtm_sim.mechanics.attack import (
     AttackNumbers,
     AttackPlan,
@@ -29,7 +35,7 @@ from vtm_sim.mechanics.attack import (
     reach_of,
 )
 from vtm_sim.mechanics.combatant import Combatant
-from vtm_sim.mechanics.movement import approach_cost, burden, run_allowance
+from vtm_sim.mechanics.movement import approach_cost, burden
 
 if TYPE_CHECKING:
     from vtm_sim.engine.battle import Battle
@@ -38,7 +44,6 @@ LOG_VERSION: Final = 2  # 2: chases and jumps (flee, chase, caught, escaped, jum
 STATE_FORMAT: Final = "vtm_sim.state"  # the "format" of a saved battle (Battle.to_state)
 STATE_VERSION: Final = 2  # 2: grips and aims saved as relations (vtm_sim.core.relations)
 ENGAGE_YARDS: Final = 2.0  # ATK-8: an enemy this close is engaging the character
-ADJACENT_YARDS: Final = 1.0
 REACH_SLACK: Final = 0.01  # positions are rounded to 1/1000 yard: this close counts as in reach
 DODGE_YARDS: Final = 1.0  # DEF-5: room a dodge under fire needs to reach cover
 FLANK_COS: Final = 0.5  # ATK-7: within 60 degrees of facing is the front, beyond 120 behind
@@ -69,15 +74,6 @@ PlanParts = tuple[int, str, bool, int, float | None, Situation, Weapon, AttackNu
 # --- the queries on a battle's combatants, field and rules -------------------------
 
 
-def able(b: Battle, c: Combatant) -> bool:
-    """Still fighting: active, not paralyzed by a stake (CPX-5), not escaped (MOVE-4)."""
-    return c.active and not c.staked and not c.escaped
-
-
-def enemies(b: Battle, c: Combatant) -> list[Combatant]:
-    return [o for o in b.combatants if o.side != c.side and o.active and not o.escaped]
-
-
 def initiative_now(b: Battle, c: Combatant) -> int:
     """INIT-4: the rolled total less the wound penalty taken so far.
 
@@ -85,11 +81,6 @@ def initiative_now(b: Battle, c: Combatant) -> int:
     above what was rolled (the penalty at the roll still counts).
     """
     return c.initiative - max(c.health.penalty, c.rolled_penalty)
-
-
-def running_room(b: Battle, c: Combatant) -> float:
-    """MOVE-1, DMG-9, MOVE-2: the farthest this character can move this turn."""
-    return run_allowance(c, b.tables)
 
 
 def opponents_modifier(b: Battle, c: Combatant) -> int:
@@ -117,8 +108,6 @@ def approach(b: Battle, c: Combatant, target: Combatant, reach: float) -> tuple[
         return None
     path = need
     if b.field.obstacles:  # MOVE-3: going around costs its yards too
-        from vtm_sim.engine.obstacles import approach_detour
-
         path += approach_detour(b, c, target, need)
     cost = approach_cost(c.moved, path, running_room(b, c))
     return None if cost is None else (need, cost)
@@ -133,11 +122,6 @@ def cover_of(b: Battle, c: Combatant, against: Combatant) -> CoverLevel:
     if c.prone and level.value < CoverLevel.LIGHT.value:
         level = CoverLevel.LIGHT
     return level
-
-
-def physical_difficulty(b: Battle, c: Combatant) -> int:
-    """CPX-1: a blinded character's actions +2; MOVE-2: a heavy burden +1."""
-    return (2 if c.blinded else 0) + (burden(c)[0] if c.stats.carrying else 0)
 
 
 def sees_in_dark(b: Battle, c: Combatant) -> bool:
@@ -254,8 +238,6 @@ def move(b: Battle, c: Combatant, toward: Combatant, yards: float, *,
     else:
         ux, uy = -1.0, 0.0
     if b.field.obstacles:  # MOVE-3: jump them or go around (vtm_sim.engine.obstacles)
-        from vtm_sim.engine.obstacles import cross
-
         cross(b, c, ux, uy, yards, jump=jump)
     else:
         step(b, c, ux, uy, yards)
@@ -268,19 +250,9 @@ def move_to(b: Battle, c: Combatant, x: float, y: float, yards: float, *,
     if d <= 1e-9:
         return
     if b.field.obstacles:  # MOVE-3 (vtm_sim.engine.obstacles)
-        from vtm_sim.engine.obstacles import cross
-
         cross(b, c, (x - c.x) / d, (y - c.y) / d, min(yards, d), jump=jump)
         return
     step(b, c, (x - c.x) / d, (y - c.y) / d, min(yards, d))
-
-
-def step(b: Battle, c: Combatant, ux: float, uy: float, yards: float) -> None:
-    fx, fy = c.x, c.y
-    c.x = round(c.x + ux * yards, 3)
-    c.y = round(c.y + uy * yards, 3)
-    c.moved += abs(yards)
-    b.log.emit(MoveEvent(c.id, (fx, fy), (c.x, c.y), round(abs(yards), 3)))
 
 
 def face_nearest(b: Battle, c: Combatant) -> None:

@@ -25,6 +25,7 @@ from vtm_sim.engine.flow import (
     Frame,
     Routine,
 )
+from vtm_sim.engine.positions import physical_difficulty
 from vtm_sim.engine.queries import (
     DODGE_YARDS,
     REACH_SLACK,
@@ -35,7 +36,6 @@ from vtm_sim.engine.queries import (
     move,
     move_to,
     opponents_modifier,
-    physical_difficulty,
     situation_of,
     spray_shares,
 )

@@ -41,7 +41,8 @@ from vtm_sim.core.space import Obstacle, ObstacleKind
 from vtm_sim.data.config import load_yaml, validate
 from vtm_sim.data.stat_blocks import Kind
 from vtm_sim.engine.battle import Battle
-from vtm_sim.engine.queries import ADJACENT_YARDS, REACH_SLACK, face_nearest
+from vtm_sim.engine.positions import ADJACENT_YARDS
+from vtm_sim.engine.queries import REACH_SLACK, face_nearest
 from vtm_sim.errors import ConfigError
 from vtm_sim.files.scenarios import ObstacleSpec, Scenario, load_scenario, obstacles_of
 from vtm_sim.mechanics.attack import SHOOTING
