@@ -522,10 +522,21 @@ class _Resolver:
     def combatant(self, cid: int, st: CombatantState, key: str,
                   grapples: list[tuple[str, int, int, str]], explicit: set[int],
                   facing_names: dict[int, tuple[int, str]]) -> dict[str, Any]:
+        """What a state file says of combatant ``cid`` (at ``key``), checked against its
+        sheet and the field, as the row :func:`apply_standing` applies; its grapples,
+        whether it was placed and whom it faces go to the lists given."""
+        row: dict[str, Any] = {}
+        self._track(cid, st, key, row)
+        wielding = self._weapons(cid, st, key, row)
+        self._place(cid, st, key, row, explicit)
+        self._conditions(cid, st, key, row, wielding, grapples, facing_names)
+        return row
+
+    def _track(self, cid: int, st: CombatantState, key: str, row: dict[str, Any]) -> None:
+        """Damage, Willpower and blood, each within what the sheet holds."""
         c = self.fresh[cid]
         stats = c.stats
         name = self.labels[cid]
-        row: dict[str, Any] = {}
         if st.damage is not None:
             d = st.damage
             total = d.bashing + d.lethal + d.aggravated
@@ -553,6 +564,11 @@ class _Resolver:
                                 f"{st.blood} points, but the blood pool of {name} holds at "
                                 f"most {stats.blood_pool}")
             row["blood"] = st.blood
+
+    def _weapons(self, cid: int, st: CombatantState, key: str, row: dict[str, Any]) -> int:
+        """Rounds left, jammed and lost weapons, the one in hand (returned: -1 unarmed)."""
+        c = self.fresh[cid]
+        stats = c.stats
         ammo = []
         for wname, n in st.ammo.items():
             k = f"{key}.ammo.{wname}"
@@ -586,6 +602,11 @@ class _Resolver:
             row["wielding"] = wielding
         elif wielding in row.get("lost", ()):
             wielding = -1
+        return wielding
+
+    def _place(self, cid: int, st: CombatantState, key: str, row: dict[str, Any],
+               explicit: set[int]) -> None:
+        """Where it stands: ``at``, or the centre of the cover zone it is in."""
         at = st.at
         if st.cover is not None:
             k = f"{key}.cover"
@@ -602,6 +623,14 @@ class _Resolver:
         if at is not None:
             row["at"] = (float(at[0]), float(at[1]))
             explicit.add(cid)
+
+    def _conditions(self, cid: int, st: CombatantState, key: str, row: dict[str, Any],
+                    wielding: int, grapples: list[tuple[str, int, int, str]],
+                    facing_names: dict[int, tuple[int, str]]) -> None:
+        """Prone, blinded, staked, stunned, aiming, grappling, fleeing or pursuing, facing."""
+        c = self.fresh[cid]
+        stats = c.stats
+        name = self.labels[cid]
         if st.prone is not None:
             row["prone"] = st.prone
         if st.blinded is not None:
@@ -639,7 +668,6 @@ class _Resolver:
             if norm == 0:
                 raise self.fail(f"{key}.facing", "a direction [dx, dy] must not be [0, 0]")
             row["facing"] = (dx / norm, dy / norm)
-        return row
 
     def enemy(self, cid: int, written: str, key: str, verb: str, *, foe: bool = True) -> int:
         other = self.who(written, key)
