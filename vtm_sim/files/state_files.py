@@ -231,51 +231,7 @@ def apply_standing(battle: Battle, standing: Standing) -> None:
     turn = standing.turn
     cs = battle.combatants
     for o in standing.combatants:
-        c = cs[o.id]
-        if o.damage is not None:
-            h = c.health
-            h.bashing, h.lethal, h.aggravated = o.damage
-            h._sync()
-            h.status = Status.INCAPACITATED if h.filled >= h.size else Status.ACTIVE
-        if o.willpower is not None:
-            c.willpower = o.willpower
-        if o.blood is not None:
-            c.blood = o.blood
-        for i, n in o.ammo:
-            c.ammo[i] = n
-        if o.at is not None:
-            c.x, c.y = o.at
-        if o.prone is not None:
-            c.prone = o.prone
-        if o.blinded is not None:
-            c.blinded = o.blinded
-        for i in o.jammed:
-            c.jammed[i] = True
-        for i in o.lost:
-            c.lost[i] = True
-            if c.wielding == i:
-                c.wielding = -1
-            if c.offhand == i:
-                c.offhand = -1
-        if o.wielding is not None:
-            c.wielding = o.wielding
-            if c.offhand >= 0 and c.offhand == o.wielding:
-                c.offhand = -1  # the off-hand weapon is now the one in hand
-        if o.aim is not None:
-            # RNG-7: aimed last turn, so it still counts
-            c.aim = Aim(o.aim[0], o.aim[1], turn - 1)
-        if o.clinch is not None:  # MAN-6
-            p = cs[o.clinch]
-            c.grip = p.grip = Grip(GripKind.CLINCH, c.id, p.id, turn - 1)
-            c.grapple_turn[p.id] = turn - 1  # MAN-8: the one who began it may bite
-        if o.holding is not None:  # MAN-7
-            p = cs[o.holding]
-            c.grip = p.grip = Grip(GripKind.HOLD, c.id, p.id, turn - 1)
-            c.grapple_turn[p.id] = turn - 1
-        if o.staked:
-            c.staked = True  # CPX-5
-        if o.stunned:
-            c.stunned_turn = turn  # DMG-6, CPX-2
+        _apply_combatant(cs, o, turn)
     for o in standing.combatants:
         if o.fleeing is not None:  # MOVE-4: fled and rolled in earlier turns
             total, rolls = o.fleeing
@@ -304,6 +260,55 @@ def apply_standing(battle: Battle, standing: Standing) -> None:
         None if standing.initiative is None else {i: t for i, t in standing.initiative}
     )
     battle.standing = standing.model_dump(mode="json", exclude_defaults=True)
+
+
+def _apply_combatant(cs: list[Combatant], o: Override, turn: int) -> None:
+    """What the state says of one combatant, set on ``cs[o.id]`` (its chase comes after)."""
+    c = cs[o.id]
+    if o.damage is not None:
+        h = c.health
+        h.bashing, h.lethal, h.aggravated = o.damage
+        h.resync()
+        h.status = Status.INCAPACITATED if h.filled >= h.size else Status.ACTIVE
+    if o.willpower is not None:
+        c.willpower = o.willpower
+    if o.blood is not None:
+        c.blood = o.blood
+    for i, n in o.ammo:
+        c.ammo[i] = n
+    if o.at is not None:
+        c.x, c.y = o.at
+    if o.prone is not None:
+        c.prone = o.prone
+    if o.blinded is not None:
+        c.blinded = o.blinded
+    for i in o.jammed:
+        c.jammed[i] = True
+    for i in o.lost:
+        c.lost[i] = True
+        if c.wielding == i:
+            c.wielding = -1
+        if c.offhand == i:
+            c.offhand = -1
+    if o.wielding is not None:
+        c.wielding = o.wielding
+        if c.offhand >= 0 and c.offhand == o.wielding:
+            c.offhand = -1  # the off-hand weapon is now the one in hand
+    if o.aim is not None:
+        # RNG-7: aimed last turn, so it still counts
+        c.aim = Aim(o.aim[0], o.aim[1], turn - 1)
+    if o.clinch is not None:  # MAN-6
+        p = cs[o.clinch]
+        c.grip = p.grip = Grip(GripKind.CLINCH, c.id, p.id, turn - 1)
+        c.grapple_turn[p.id] = turn - 1  # MAN-8: the one who began it may bite
+    if o.holding is not None:  # MAN-7
+        p = cs[o.holding]
+        c.grip = p.grip = Grip(GripKind.HOLD, c.id, p.id, turn - 1)
+        c.grapple_turn[p.id] = turn - 1
+    if o.staked:
+        c.staked = True  # CPX-5
+    if o.stunned:
+        c.stunned_turn = turn  # DMG-6, CPX-2
 
 
 # --- names ------------------------------------------------------------------------
