@@ -42,9 +42,12 @@ GENERATED_REFERENCE = {
 
 def rst_to_md(text: str) -> str:
     """The reStructuredText bits of the project's docstrings, as Markdown."""
-    text = re.sub(r":(?:mod|class|func|meth|data|attr|exc):`~?([^`]+)`",
-                  lambda m: f"`{m.group(1).rsplit('.', 1)[-1] if '~' in m.group(0) else m.group(1)}`",
-                  text)
+
+    def role(m: re.Match[str]) -> str:  # :class:`~a.b.C` -> `C`, :mod:`a.b` -> `a.b`
+        name = m.group(2)
+        return f"`{name.rsplit('.', 1)[-1] if m.group(1) else name}`"
+
+    text = re.sub(r":(?:mod|class|func|meth|data|attr|exc):`(~?)([^`]+)`", role, text)
     text = text.replace("``", "`")
     return text.replace("::\n", ":\n")
 
