@@ -64,7 +64,7 @@ def test_ladder_command_reports_each_seat_and_pooled() -> None:
     for m in data["matches"]:
         assert set(m["seats"]) == {"0", "1"}
         assert m["pooled"]["games"] == sum(s["games"] for s in m["seats"].values()) == 6
-    # the README's command, as written
+    # docs/commands.md's command, as written
     r = CliRunner().invoke(main, ["ladder", "duel", "--battles", "50", "--planner-battles", "0"])
     assert r.exit_code == 0
     assert "| higher | lower | battles | pooled score | seat 0 | seat 1 |" in r.stdout

@@ -393,7 +393,7 @@ def test_one_shaping_default_for_every_env() -> None:
 
 
 def test_action_masks_on_a_gym_make_env() -> None:
-    """The README's way through gym.make's wrappers, and Gymnasium's own."""
+    """The environments page's way through gym.make's wrappers, and Gymnasium's own."""
     env = gym.make("vtm_sim/Duel-v0")
     rng = np.random.default_rng(0)
     _, info = env.reset(seed=0)
@@ -406,18 +406,20 @@ def test_action_masks_on_a_gym_make_env() -> None:
             _, info = env.reset()
 
 
-def readme_examples(section: str) -> list[str]:
-    """The ```python blocks of one ``## section`` of the README."""
-    text = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
-    body = text.split(f"\n## {section}\n", 1)[1].split("\n## ", 1)[0]
-    return re.findall(r"```python\n(.*?)```", body, flags=re.S)
+ENV_PAGE = Path(__file__).resolve().parents[2] / "docs" / "environments" / "index.md"
 
 
-def test_readme_environment_examples_run_as_written() -> None:
-    blocks = readme_examples("Environments")
+def page_examples(page: Path) -> list[str]:
+    """The ```python blocks of a docs page (the environments' page: what the README's
+    "Environments" section was; tests/test_docs.py runs every page's blocks too)."""
+    return re.findall(r"```python\n(.*?)```", page.read_text(encoding="utf-8"), flags=re.S)
+
+
+def test_environment_page_examples_run_as_written() -> None:
+    blocks = page_examples(ENV_PAGE)
     assert len(blocks) >= 3
     for code in blocks:
-        exec(compile(code, "README.md", "exec"), {})
+        exec(compile(code, "docs/environments/index.md", "exec"), {})
 
 
 @pytest.mark.parametrize("eid", IDS)

@@ -746,7 +746,8 @@ def test_a_missing_file_and_bad_json_are_one_line(tmp_path: Path) -> None:
 
 def _first_yaml_block(doc: str) -> str:
     text = (Path(__file__).resolve().parents[2] / "docs" / doc).read_text(encoding="utf-8")
-    return text.split("```yaml\n", 1)[1].split("```", 1)[0]
+    # the fence may name the file: ```yaml title="state.yaml"
+    return text.split("```yaml", 1)[1].split("\n", 1)[1].split("```", 1)[0]
 
 
 def test_the_example_of_docs_states_loads(tmp_path: Path) -> None:

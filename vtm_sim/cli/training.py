@@ -80,7 +80,7 @@ def _default_out(algo: str, env_id: str) -> Path:
 
 @main.command("train")
 @click.option("--env", "env_id", default="vtm_sim/Duel-v0", show_default=True, metavar="ID",
-              help="A registered environment id (README: Environments).")
+              help="A registered environment id (docs/environments/index.md).")
 @click.option("--algo", type=click.Choice(ALGO_NAMES), default="maskable-ppo",
               show_default=True, help="maskable-ppo learns with the action masks; ppo learns "
               "unmasked, an action outside the mask being the env's penalized pass.")
@@ -171,7 +171,7 @@ def train_cmd(env_id: str, algo: str, timesteps: int | None, seed: int, opponent
 
     if not compiled_modules():
         click.echo("The engine ran as pure Python: VTM_SIM_COMPILE=1 pip install . builds it "
-                   "with mypyc, about 3x faster steps (README, Speed).", err=True)
+                   "with mypyc, about 3x faster steps (docs/speed.md).", err=True)
 
 
 def _command_line(args: RunArgs) -> list[str]:
