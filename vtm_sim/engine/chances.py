@@ -38,7 +38,6 @@ from vtm_sim.core.choices import (
     DefenseKind,
 )
 from vtm_sim.engine.flow import Routine
-from vtm_sim.engine.queries import opponents_modifier, physical_difficulty
 from vtm_sim.mechanics.attack import BASE_DIFFICULTY, SPRAY_DODGE, AttackPlan
 from vtm_sim.mechanics.combatant import Combatant
 
@@ -128,7 +127,7 @@ class _Watch:
         else:
             t = b.combatants[self.target]
             self.seen = _Seen(f.plan, f.wp, f.ids, f.defenses,
-                              opponents_modifier(b, t) + physical_difficulty(b, t), f.action,
+                              b.opponents_modifier(t) + b.physical_difficulty(t), f.action,
                               t.copy())
         # Nothing after this roll is read: everyone on one side, the copy's fight ends
         # once the routine under way is done, and no next decision's options are built.
