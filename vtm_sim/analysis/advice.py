@@ -4,11 +4,11 @@
 it stands), plays the others' decisions until the NPC is asked, then judges
 each legal option two ways:
 
-- **exact odds of the exchange**, where one attack decides it: the option is
-  taken in a fork of the battle whose dice stop the fork at its first roll,
-  so the attack's real plan (after closing in), the defense the target's
-  policy really picks, its multiple-action penalty and the defense's
-  difficulty are read off the fork, then fed to :mod:`vtm_sim.mechanics.odds`. A
+- **exact odds of the exchange**, where one attack decides it: the roll the
+  option leads to (:meth:`~vtm_sim.engine.battle.Battle.chance`) gives the
+  attack's real plan (after closing in), the defense the target's policy
+  really picks, its multiple-action penalty and the defense's difficulty,
+  which are fed to :mod:`vtm_sim.mechanics.odds`. A
   defense that needs an abort roll (DEF-3) mixes the odds with and without
   it by the roll's chance. ``p_hit`` is the chance the attack's net
   successes beat the defense; ``p_damage`` of at least one health level;
@@ -46,7 +46,6 @@ from vtm_sim.core.dice import RngDice
 from vtm_sim.core.space import ObstacleKind
 from vtm_sim.engine.battle import Battle
 from vtm_sim.engine.chase import chase_pool, lead_of, tired
-from vtm_sim.engine.flow import Routine
 from vtm_sim.engine.obstacles import Route, action_route
 from vtm_sim.errors import ConfigError
 from vtm_sim.files.state_files import labels
@@ -162,64 +161,29 @@ def reach_npc(battle: Battle, npc: int, policies: Sequence[Policy],
         battle.choose(policies[d.actor].choose(battle, d))
 
 
-class _Halt(Exception):
-    """Raised by :class:`_HaltDice`: the fork reached its first roll."""
-
-
-class _HaltDice:
-    """Dice that stop a fork at its first roll (after ``free`` rolls of all tens)."""
-
-    def __init__(self) -> None:
-        self.free = 0
-
-    def faces(self, n: int) -> list[int]:
-        if self.free <= 0:
-            raise _Halt
-        self.free -= 1
-        return [10] * n
-
-
 def exchange_of(battle: Battle, choice: Action, policies: Sequence[Policy]) -> Exchange | None:
-    """Exact odds of an ATTACK option, read off a fork stopped at its first roll."""
-    if choice.kind is not ActionKind.ATTACK or choice.target is None:
-        return None
-    dice = _HaltDice()
-    fork = battle.clone(dice=dice)
-    abort_p = 1.0
-    try:
-        fork.choose(choice)
-        d = fork.pending
-        if d is not None and d.kind is DecisionKind.DEFEND:
-            guard = policies[d.actor].choose(fork, d)
-            assert isinstance(guard, Defense)
-            if guard.abort is AbortMethod.ROLL:
-                me = fork.combatants[d.actor]
-                dist = roll_odds(me.stats.willpower, fork.rules.abort_difficulty).distribution
-                abort_p = math.fsum(dist[1:])
-                dice.free = 1  # the abort roll succeeds in the fork; its chance mixes below
-            fork.choose(guard)
-    except _Halt:
-        pass
-    if not fork.stack or fork.stack[-1].routine is not Routine.ATTACK:
-        return None  # the attack failed before any roll (out of reach, ...)
-    frame = fork.stack[-1]
-    plan = frame.plan
-    if plan is None or (plan.area > 0 and len(frame.ids) != 1):
+    """Exact odds of an ATTACK option at the roll it leads to (:meth:`Battle.chance`),
+    the target's defense picked by its policy."""
+    point = battle.chance(choice, lambda fork, d: policies[d.actor].choose(fork, d))
+    if point is None or len(point.targets) != 1:
         return None  # a spray over several targets shares one roll: no single exchange
-    t = fork.combatants[choice.target]
-    kind, pen = frame.defenses[0] if frame.defenses else (DefenseKind.NONE, 0)
-    extra = fork.opponents_modifier(t) + fork.physical_difficulty(t)
-    wp = frame.wp
-    with_d = plan_odds(plan, t, fork.rules, kind, defense_penalty=pen, defense_extra=extra,
+    plan = point.plan
+    t = point.defender  # as it stands at the roll (its defense taken)
+    rules = battle.rules
+    kind, pen, extra, wp = (point.defense, point.defense_penalty, point.defense_extra,
+                            point.willpower)
+    with_d = plan_odds(plan, t, rules, kind, defense_penalty=pen, defense_extra=extra,
                        willpower=wp)
-    hit = plan_hit_chance(plan, t, fork.rules, kind, defense_penalty=pen, defense_extra=extra,
+    hit = plan_hit_chance(plan, t, rules, kind, defense_penalty=pen, defense_extra=extra,
                           willpower=wp)
-    if abort_p < 1.0:
-        bare = plan_odds(plan, t, fork.rules, willpower=wp)
+    if point.abort_roll is not None:
+        pool, difficulty = point.abort_roll
+        abort_p = math.fsum(roll_odds(pool, difficulty).distribution[1:])
+        bare = plan_odds(plan, t, rules, willpower=wp)
         size = max(len(bare), len(with_d))
         with_d = tuple(abort_p * _at(with_d, k) + (1 - abort_p) * _at(bare, k)
                        for k in range(size))
-        hit = abort_p * hit + (1 - abort_p) * plan_hit_chance(plan, t, fork.rules, willpower=wp)
+        hit = abort_p * hit + (1 - abort_p) * plan_hit_chance(plan, t, rules, willpower=wp)
     left = t.health.size - t.health.filled  # boxes left before Incapacitated
     levels = 0.0 if plan.no_damage else expected(with_d)
     p_damage = 0.0 if plan.no_damage else 1.0 - with_d[0]

@@ -31,6 +31,7 @@ from vtm_sim.core.dice import ScriptedDice
 from vtm_sim.data.rules import RuleSet
 from vtm_sim.data.stat_blocks import StatBlock
 from vtm_sim.engine.battle import Battle, Fighter
+from vtm_sim.engine.chances import with_weapon_drawn
 from vtm_sim.engine.effects import STAKE_LEVELS, STAKE_WEAPON
 from vtm_sim.mechanics.attack import (
     BASE_DIFFICULTY,
@@ -130,12 +131,11 @@ def card_for(battle: Battle, me_id: int, foe_id: int, *, defend: bool = True) ->
         for i, w in enumerate(me.stats.weapons):
             if i in (me.wielding, me.offhand) or me.lost[i]:
                 continue
-            fork = b.clone()
-            fork.combatants[me_id].wielding = i  # as if drawn: what it would offer
-            asked = fork.ask(fork.stack[-1])
+            fork = with_weapon_drawn(b, i)  # as if drawn: what it would offer
+            assert fork.pending is not None
             rows += [r for r in _attack_rows(fork, fork.combatants[me_id],
-                                             fork.combatants[foe_id], asked.options, defend,
-                                             ready=False) if r.weapon == w.name]
+                                             fork.combatants[foe_id], fork.pending.options,
+                                             defend, ready=False) if r.weapon == w.name]
         others = _other_options(b, me, foe, d.options)
     return TacticCard(me.name, foe.name, round(me.distance(foe), 3), b.rules.name,
                       tuple(rows), tuple(others), tuple(_situation(b, me, foe)))

@@ -22,7 +22,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from vtm_sim.core.choices import (
     Action,
@@ -116,6 +116,9 @@ from vtm_sim.mechanics.attack import (
 )
 from vtm_sim.mechanics.blood import blood_options, spend_blood
 from vtm_sim.mechanics.combatant import Combatant
+
+if TYPE_CHECKING:
+    from vtm_sim.engine.chances import ChancePoint
 
 # the routines _advance tells apart on every trip: module constants (see vtm_sim.core.symbol)
 _ACT: Final = Routine.ACT
@@ -305,6 +308,15 @@ class Battle:
     def plan(self, actor: int, action: Action) -> AttackPlan | None:
         """The pool and difficulty an ATTACK action would roll now."""
         return plan_action(self, actor, action)
+
+    def chance(self, choice: Choice,
+               defend: Callable[[Battle, Decision], Choice] | None = None) -> ChancePoint | None:
+        """The roll ATTACK option ``choice`` of the pending decision leads to, taken in a
+        copy (``defend`` picks the defenses asked on the way; default none): see
+        :func:`vtm_sim.engine.chances.chance_point`."""
+        from vtm_sim.engine.chances import chance_point
+
+        return chance_point(self, choice, defend)
 
     def begin(self) -> Decision | None:
         """Log the header and advance to the first decision.

@@ -55,8 +55,9 @@ class Event:
     ``e`` is the kind (the JSON ``"e"`` key). :meth:`to_json` is the one JSON
     form of the event, the line a log writes. The mapping methods read that
     form by key (``ev["who"]``, ``ev.get("botch")``, ``"given" in ev``): a
-    convenience for narration and tests, each call builds the JSON form, so
-    code on a hot path reads the typed attributes instead.
+    convenience for tests and scripts, each call builds the JSON form, so
+    the package's own readers (narration, the story) read the typed
+    attributes instead.
     """
 
     __slots__ = ()

@@ -4,10 +4,11 @@
 Storyteller can read aloud: turns, initiative, declarations, moves, each attack
 with its dice, defenses, damage, stuns, status changes and the end. Names come
 from the header, the first event: a ``battle`` or, for a single attack outside a
-battle (:mod:`vtm_sim.engine.exchange`), an ``exchange``. Nothing here reads engine state,
-and each event is read in its JSON form (:meth:`~vtm_sim.events.Event.to_json`, the
-line a log file holds), so a log read back from JSONL narrates exactly like the
-live battle.
+battle (:mod:`vtm_sim.engine.exchange`), an ``exchange``. Nothing here reads engine state:
+each event goes to the handler of its class (:data:`_HANDLERS`), which reads the
+typed event's attributes; a log read back from JSONL
+(:meth:`~vtm_sim.events.EventLog.read`) gives the same typed events, so it narrates
+exactly like the live battle.
 
 An attack chain is told in at most three lines: the attack roll, the defense
 roll, and one line for the outcome (hit, damage dice, soak dice and the health
@@ -27,16 +28,40 @@ levels taken), e.g.::
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Final
 
-from vtm_sim.events import Event, EventKind
+from vtm_sim.core.choices import AbortMethod, Action, ActionKind, DecisionKind, Declaration
+from vtm_sim.events import (
+    AbortEvent,
+    ActionEvent,
+    ArmorEvent,
+    AttackEvent,
+    BattleEvent,
+    CaughtEvent,
+    ChaseEvent,
+    DamageEvent,
+    DecideEvent,
+    DefenseEvent,
+    EndEvent,
+    EscapeEvent,
+    Event,
+    ExchangeEvent,
+    FleeEvent,
+    HitEvent,
+    InitiativeEvent,
+    JumpEvent,
+    MishapEvent,
+    MissEvent,
+    MoveEvent,
+    OrderEvent,
+    RollEvent,
+    StatusEvent,
+    StunEvent,
+    TurnEvent,
+)
 from vtm_sim.text.dicewords import plural, roll_text
-
-# An event's JSON form (Event.to_json), what narration reads: exactly what a log
-# file holds, so a live log and one read back from JSONL narrate alike.
-Fields = dict[str, Any]
 
 __all__ = ["narrate", "plural", "roll_text"]
 
@@ -150,17 +175,17 @@ class _Narrator:
     totals: dict[int, int] = field(default_factory=dict)  # initiative this turn
     stunned: dict[int, int] = field(default_factory=dict)  # who -> turn lost
     delayed: set[int] = field(default_factory=set)
-    last_act: dict[int, dict[str, Any]] = field(default_factory=dict)
-    attack: Fields | None = None  # the attack event whose roll is awaited
+    last_act: dict[int, Action] = field(default_factory=dict)
+    attack: AttackEvent | None = None  # the attack event whose roll is awaited
     attack_rolled: bool = False
-    attack_roll: Fields | None = None
+    attack_roll: RollEvent | None = None
     miss_told: bool = False
     defense: str | None = None
     hit: list[str] = field(default_factory=list)  # parts of the outcome line
     hit_auto: int = 0  # Potence successes that may join the damage roll
-    damage_roll: Fields | None = None
+    damage_roll: RollEvent | None = None
     damage_at: int = -1  # index of the damage dice in ``hit``
-    soak_roll: Fields | None = None
+    soak_roll: RollEvent | None = None
     shares: dict[int, int] = field(default_factory=dict)  # RNG-6: each target's share
 
     # --- names ------------------------------------------------------------
@@ -174,9 +199,9 @@ class _Narrator:
             return "the " + n[4:]
         return n
 
-    def setup(self, header: Fields) -> None:
-        raw = header.get("combatants") or []
-        state = header.get("state")
+    def setup(self, combatants: Sequence[Mapping[str, Any]],
+              state: Mapping[str, Any] | None) -> None:
+        raw: Sequence[Mapping[str, Any]] = combatants or []
         if isinstance(state, dict):  # a log begun from a saved state (Battle.from_state)
             raw = [{**c, "sheet": sheet} for sheet, c in
                    zip(state.get("sheets") or [], state.get("combatants") or [], strict=False)]
@@ -220,70 +245,70 @@ class _Narrator:
 
     def flush_attack(self) -> None:
         """An attack that never rolled: out of reach, no ammunition, no dice."""
-        if self.attack is not None and not self.attack_rolled:
-            ev = self.attack
+        ev = self.attack
+        if ev is not None and not self.attack_rolled:
             self.say(
-                f"{self.name(ev.get('who'), True)} tries to attack "
-                f"{self.name(ev.get('target'))} with {self.weapon_phrase(ev)}, "
+                f"{self.name(ev.who, True)} tries to attack "
+                f"{self.name(ev.target)} with {self.weapon_phrase(ev.maneuver, ev.weapon)}, "
                 "but cannot: the action is lost."
             )
         self.attack = None
 
-    def weapon_phrase(self, ev: Fields) -> str:
-        m = str(ev.get("maneuver"))
+    @staticmethod
+    def weapon_phrase(maneuver: str | None, weapon: str | None) -> str:
+        m = str(maneuver)
         if m in _MANEUVER_NOUN:
             return _MANEUVER_NOUN[m]
-        if m == "weapon_strike" or ev.get("weapon") not in (None, "unarmed"):
-            return f"the {_thing(ev.get('weapon'))}"
+        if m == "weapon_strike" or weapon not in (None, "unarmed"):
+            return f"the {_thing(weapon)}"
         return f"a {_thing(m)}"
 
-    def attack_verb(self, ev: Fields) -> str:
+    def attack_verb(self, target: Any, maneuver: str | None, weapon: str | None) -> str:
         """``shoots at the Elder with the ak47``, ``attacks the Elder with a kick``."""
-        target = self.name(ev.get("target"))
-        weapon = _thing(ev.get("weapon"))
-        shot = _SHOT_VERB.get(str(ev.get("maneuver")))
+        whom = self.name(target)
+        shot = _SHOT_VERB.get(str(maneuver))
         if shot is not None:
-            return shot.format(t=target, w=weapon)
-        return f"attacks {target} with {self.weapon_phrase(ev)}"
+            return shot.format(t=whom, w=_thing(weapon))
+        return f"attacks {whom} with {self.weapon_phrase(maneuver, weapon)}"
 
-    def attack_notes(self, who: Any) -> str:
+    def attack_notes(self, who: int) -> str:
         """A called shot or an off-hand attack, from the action just chosen."""
-        act = self.last_act.get(who) if isinstance(who, int) else None
+        act = self.last_act.get(who)
         notes = []
-        if act and act.get("called"):
-            notes.append(f"a called shot at a {act['called']} target")
-        if act and act.get("offhand"):
+        if act is not None and act.called is not None:
+            notes.append(f"a called shot at a {act.called.value} target")
+        if act is not None and act.offhand:
             notes.append("with the off hand")
         return f" ({', '.join(notes)})" if notes else ""
 
     # --- events -------------------------------------------------------------------
     def feed(self, event: Event) -> None:
-        kind = event.e
-        chain = (EventKind.ROLL, EventKind.ARMOR)
-        if self.hit and kind not in chain and kind is not EventKind.DAMAGE:
+        cls = type(event)
+        if self.hit and cls not in _CHAIN:
             self.flush_hit()
-        handler = getattr(self, f"on_{kind.value}", None)
+        handler = _HANDLERS.get(cls)
         if handler is not None:
-            handler(event.to_json())
+            handler(self, event)
 
-    def on_exchange(self, ev: Fields) -> None:
+    def on_exchange(self, ev: ExchangeEvent) -> None:
         """A single attack outside a battle: the two sides, so far apart."""
         if not self.people:
-            self.introduce(ev)
+            self.introduce(ev.combatants, None, None)
 
-    def on_battle(self, ev: Fields) -> None:
+    def on_battle(self, ev: BattleEvent) -> None:
         if self.people:
             return
-        self.introduce(ev)
-        lighting = (ev.get("field") or {}).get("lighting")
+        self.introduce(ev.combatants, ev.state, ev.standing)
+        lighting = (ev.field or {}).get("lighting")
         if lighting == "dark":
             self.say("The fight takes place in darkness.")
         elif lighting and lighting != "normal":
             self.say(f"Lighting: {lighting}.")
 
-    def introduce(self, ev: Fields) -> None:
+    def introduce(self, combatants: Sequence[Mapping[str, Any]],
+                  state: Mapping[str, Any] | None, standing: Mapping[str, Any] | None) -> None:
         """Who faces whom (or the sides), and who starts prone or blinded."""
-        self.setup(ev)
+        self.setup(combatants, state)
         sides: dict[int, list[str]] = {}
         for i, p in enumerate(self.people):
             sides.setdefault(p.side, []).append(self.name(i, True))
@@ -292,33 +317,32 @@ class _Narrator:
             self.say(f"{self.name(0, True)} faces {self.name(1)}, {_yards(d)} apart.")
         else:
             self.say(" ".join(f"Side {s}: {_join(names)}." for s, names in sorted(sides.items())))
-        for i, c in enumerate(ev.get("combatants") or []):
-            state = [w for w in ("prone", "blinded") if isinstance(c, dict) and c.get(w)]
-            if state:
-                self.say(f"{self.name(i, True)} starts {' and '.join(state)}.")
-        standing = ev.get("standing")
+        for i, c in enumerate(combatants or []):
+            state_words = [w for w in ("prone", "blinded") if isinstance(c, dict) and c.get(w)]
+            if state_words:
+                self.say(f"{self.name(i, True)} starts {' and '.join(state_words)}.")
         if isinstance(standing, dict) and "turn" in standing:
             self.say(f"The fight as it stood before turn {standing['turn']} (a state file).")
 
-    def on_turn(self, ev: Fields) -> None:
+    def on_turn(self, ev: TurnEvent) -> None:
         self.flush_attack()
-        self.turn = int(ev.get("turn", self.turn + 1))
+        self.turn = ev.turn
         self.totals = {}
         self.delayed = set()
         self.say(f"Turn {self.turn}.")
 
-    def on_initiative(self, ev: Fields) -> None:
-        who = int(ev["who"])
-        die, rating, pen, total = (ev.get(k, 0) for k in ("die", "rating", "penalty", "total"))
-        self.totals[who] = int(total)
-        if "given" in ev:  # a state file's initiative, already rolled
-            self.say(f"{self.name(who, True)}'s initiative stands at {total}.")
+    def on_initiative(self, ev: InitiativeEvent) -> None:
+        who = ev.who
+        self.totals[who] = ev.total
+        if ev.given is not None:  # a state file's initiative, already rolled
+            self.say(f"{self.name(who, True)}'s initiative stands at {ev.total}.")
             return
-        wounds = f" - {pen} (wounds)" if pen else ""
-        self.say(f"{self.name(who, True)} rolls initiative {die} + {rating}{wounds} = {total}.")
+        wounds = f" - {ev.penalty} (wounds)" if ev.penalty else ""
+        self.say(f"{self.name(who, True)} rolls initiative {ev.die} + {ev.rating}{wounds} = "
+                 f"{ev.total}.")
 
-    def on_order(self, ev: Fields) -> None:
-        order = [int(i) for i in ev.get("order", [])]
+    def on_order(self, ev: OrderEvent) -> None:
+        order = ev.order
         if len(order) > 1:
             parts = [f"{self.name(i, True)} ({self.totals.get(i, '?')})" for i in order]
             self.say("Acting order: " + ", ".join(parts) + ".")
@@ -326,34 +350,33 @@ class _Narrator:
             if lost == self.turn and who in order:
                 self.say(f"{self.name(who, True)} is still dazed and loses this turn.")
 
-    def on_decide(self, ev: Fields) -> None:
-        who = int(ev["who"])
-        choice = ev.get("choice") or {}
-        kind = ev.get("kind")
-        if kind == "declare":
+    def on_decide(self, ev: DecideEvent) -> None:
+        who = ev.who
+        choice = ev.choice
+        if ev.kind is DecisionKind.DECLARE and isinstance(choice, Declaration):
             self.declare(who, choice)
-        elif kind == "act":
+        elif ev.kind is DecisionKind.ACT and isinstance(choice, Action):
             self.last_act[who] = choice
-            what = choice.get("kind")
-            if what == "delay":
+            what = choice.kind
+            if what is ActionKind.DELAY:
                 if who in self.delayed:
                     self.say(f"{self.name(who, True)} keeps holding back.")
                 else:
                     self.say(f"{self.name(who, True)} delays, ready to interrupt.")
                 self.delayed.add(who)
-            elif what == "wait":
+            elif what is ActionKind.WAIT:
                 self.say(f"{self.name(who, True)} waits for the others to act first.")
             else:
                 self.delayed.discard(who)
 
-    def declare(self, who: int, choice: dict[str, Any]) -> None:
+    def declare(self, who: int, choice: Declaration) -> None:
         n = self.name(who, True)
-        if choice.get("full_defense"):
+        if choice.full_defense:
             self.say(f"{n} declares a full defense for the turn.")
             return
-        actions = int(choice.get("actions", 1))
-        cel = int(choice.get("celerity", 0))
-        wp = bool(choice.get("willpower"))
+        actions = choice.actions
+        cel = choice.celerity
+        wp = choice.willpower
         if actions == 1 and not cel and not wp:
             return
         parts = [f"{n} declares {plural(actions, 'action')}"]
@@ -365,32 +388,33 @@ class _Narrator:
             parts.append("will spend Willpower on the first attack")
         self.say(", ".join(parts[:-1]) + (" and " if len(parts) > 1 else "") + parts[-1] + ".")
 
-    def on_move(self, ev: Fields) -> None:
-        who = int(ev["who"])
-        to = ev.get("to") or [0.0, 0.0]
+    def on_move(self, ev: MoveEvent) -> None:
+        who = ev.who
+        to = ev.to
         if 0 <= who < len(self.people):
             self.people[who].x, self.people[who].y = float(to[0]), float(to[1])
-        act = self.last_act.get(who, {})
-        target = act.get("target")
-        yards = _yards(float(ev.get("yards", 0.0)))
+        act = self.last_act.get(who)
+        target = act.target if act is not None else None
+        kind = act.kind if act is not None else None
+        yards = _yards(ev.yards)
         n = self.name(who, True)
         if target is None:
-            self.say(f"{n} runs {yards} away." if act.get("kind") == "flee"
+            self.say(f"{n} runs {yards} away." if kind is ActionKind.FLEE
                      else f"{n} moves {yards}.")
             return
-        d = self.distance(who, int(target))
+        d = self.distance(who, target)
         apart = f" ({_yards(d)} apart)" if d is not None else ""
         t = self.name(target)
-        if act.get("kind") == "attack":
+        if kind is ActionKind.ATTACK:
             self.say(f"{n} closes {yards} on {t}{apart}.")
-        elif act.get("kind") == "pursue":
+        elif kind is ActionKind.PURSUE:
             self.say(f"{n} runs {yards} after {t}{apart}.")
-        elif act.get("away"):
+        elif act is not None and act.away:
             self.say(f"{n} falls back {yards} from {t}{apart}.")
         else:
             self.say(f"{n} moves {yards} toward {t}{apart}.")
 
-    def on_attack(self, ev: Fields) -> None:
+    def on_attack(self, ev: AttackEvent) -> None:
         self.flush_attack()
         self.attack = ev
         self.miss_told = False
@@ -399,25 +423,26 @@ class _Narrator:
         self.defense = None
         self.shares = {}
 
-    def on_defense(self, ev: Fields) -> None:
-        self.defense = str(ev.get("kind"))
+    def on_defense(self, ev: DefenseEvent) -> None:
+        self.defense = ev.kind.value
 
-    def on_abort(self, ev: Fields) -> None:
-        n = self.name(ev.get("who"), True)
-        if ev.get("method") == "willpower":
+    def on_abort(self, ev: AbortEvent) -> None:
+        n = self.name(ev.who, True)
+        if ev.method is AbortMethod.WILLPOWER:
             self.say(f"{n} spends a Willpower point to abandon the declared action and defend.")
-        elif ev.get("ok"):
+        elif ev.ok:
             self.say(f"{n} abandons the declared action to defend.")
         else:
             self.say(f"{n} fails to abort and must carry out the declared action.")
 
-    def on_roll(self, ev: Fields) -> None:
-        what = str(ev.get("what", ""))
-        who = ev.get("who")
+    def on_roll(self, ev: RollEvent) -> None:
+        what = ev.what
+        who = ev.who
         text = roll_text(ev)  # damage and soak rolls name their dice instead
         if what == "attack":
-            a = self.attack or {"who": who, "maneuver": None}
-            verb = self.attack_verb(a) + self.attack_notes(who)
+            a = self.attack
+            verb = (self.attack_verb(a.target, a.maneuver, a.weapon) if a is not None
+                    else self.attack_verb(None, None, None)) + self.attack_notes(who)
             self.attack_rolled = True
             self.attack_roll = ev
             self.say(f"{self.name(who, True)} {verb}: {text}.")
@@ -436,25 +461,25 @@ class _Narrator:
             self.soak_roll = ev
             self.hit.append(roll_text(ev, "soak"))
         elif what == "mishap":
-            faces = " ".join(str(f) for f in ev.get("faces") or [])
+            faces = " ".join(str(f) for f in ev.faces)
             self.say(f"{self.name(who, True)} rolls on the mishap table: {faces}.")
         elif what in _ROLL_PHRASE:
             self.say(f"{self.name(who, True)} {_ROLL_PHRASE[what]}: {text}.")
         else:
             self.say(f"{self.name(who, True)} rolls {what.replace('_', ' ')}: {text}.")
 
-    def on_mishap(self, ev: Fields) -> None:
-        w = ev.get("weapon")
+    def on_mishap(self, ev: MishapEvent) -> None:
+        w = ev.weapon
         with_what = "bare hands" if w == "unarmed" else f"the {_thing(w)}"
-        effect = ev.get("effect")
+        effect = ev.effect
         then = ""
         if effect:
             then = " " + _MISHAP_TEXT.get(str(effect), "and suffers a mishap ({e})").format(
                 w=_thing(w), e=str(effect).replace("_", " ")
             )
-        self.say(f"A botch: {self.name(ev.get('who'))} fumbles the attack with {with_what}{then}.")
+        self.say(f"A botch: {self.name(ev.who)} fumbles the attack with {with_what}{then}.")
 
-    def on_miss(self, ev: Fields) -> None:
+    def on_miss(self, ev: MissEvent) -> None:
         if self.attack is not None and not self.attack_rolled:
             self.flush_attack()
             return
@@ -462,35 +487,34 @@ class _Narrator:
         if self.miss_told:  # already said before a parry's counterblow
             self.miss_told = False
             return
-        self.say(self.miss_line(ev.get("target")))
+        self.say(self.miss_line(ev.target))
 
-    def miss_line(self, target: Any = None) -> str:
+    def miss_line(self, target: int | None = None) -> str:
         a = self.attack_roll
-        succ = int(a.get("succ", 0)) if a else 0
-        if isinstance(target, int) and target in self.shares:  # RNG-6: its share only
+        succ = a.succ if a else 0
+        if target is not None and target in self.shares:  # RNG-6: its share only
             succ = self.shares[target]
         if succ and self.defense:
             lost = "the only success" if succ == 1 else f"all {succ} successes"
             return f"Miss: the {self.defense} takes away {lost}."
         return "Miss."
 
-    def on_hit(self, ev: Fields) -> None:
+    def on_hit(self, ev: HitEvent) -> None:
         self.flush_hit()
-        net = int(ev.get("net", 0))
-        if ev.get("parry"):  # DEF-6: the attack missed; the miss event follows the counter
+        net = ev.net
+        if ev.parry:  # DEF-6: the attack missed; the miss event follows the counter
             self.say(self.miss_line())
             self.miss_told = True
             self.hit = [
-                f"The parry turns the blow back on {self.name(ev.get('target'))}: "
+                f"The parry turns the blow back on {self.name(ev.target)}: "
                 f"{plural(net, 'extra success', 'extra successes')}"
             ]
-        elif ev.get("mishap"):
-            self.hit = [f"The botched blow strikes {self.name(ev.get('target'))} instead"]
+        elif ev.mishap:
+            self.hit = [f"The botched blow strikes {self.name(ev.target)} instead"]
         else:
             self.attack = None
             self.hit = [f"Hit with {plural(net, 'net success', 'net successes')}"]
-        who = ev.get("who")
-        p = self.person(who)
+        p = self.person(ev.who)
         self.hit_auto = p.potence if p else 0
 
     def person(self, who: Any) -> _Who | None:
@@ -498,8 +522,8 @@ class _Narrator:
             return self.people[who]
         return None
 
-    def on_armor(self, ev: Fields) -> None:
-        who = ev.get("who")
+    def on_armor(self, ev: ArmorEvent) -> None:
+        who = ev.who
         p = self.person(who)
         armor = p.armor if p else None
         part = f"{self.name(who)}'s {_thing(armor) if armor else 'armor'} is torn apart"
@@ -508,19 +532,19 @@ class _Narrator:
         else:
             self.say(part[0].upper() + part[1:] + ".")
 
-    def on_damage(self, ev: Fields) -> None:
-        who = ev.get("who")
-        levels = int(ev.get("levels", 0))
-        dtype = str(ev.get("type", ""))
-        track = ev.get("track", "")
-        level = str(ev.get("level", "")).capitalize()
+    def on_damage(self, ev: DamageEvent) -> None:
+        who = ev.who
+        levels = ev.levels
+        dtype = ev.type.value
+        track = ev.track
+        level = ev.level.capitalize()
         auto = self._auto(levels, dtype, who)
         if auto and 0 <= self.damage_at < len(self.hit) and self.damage_roll is not None:
-            total = int(self.damage_roll.get("succ", 0)) + auto
+            total = self.damage_roll.succ + auto
             self.hit[self.damage_at] += f" + {auto} from Potence = {total}"
         if self._halved(dtype, who) and self.damage_roll is not None:
-            dealt = int(self.damage_roll.get("succ", 0)) + auto
-            soak = int(self.soak_roll.get("succ", 0)) if self.soak_roll else 0
+            dealt = self.damage_roll.succ + auto
+            soak = self.soak_roll.succ if self.soak_roll else 0
             if dealt > soak and (dealt - soak) // 2 == levels:
                 self.hit.append(f"{dealt - soak} halved to {levels} (a vampire against bashing)")
         if levels:
@@ -536,7 +560,7 @@ class _Narrator:
         self.damage_roll = self.soak_roll = None
         self.hit_auto = 0
 
-    def _auto(self, levels: int, dtype: str, who: Any) -> int:
+    def _auto(self, levels: int, dtype: str, who: int) -> int:
         """Potence successes (VAMP-5) are not in the roll event: infer them.
 
         The recorded levels must equal max(0, damage + auto - soak), halved for
@@ -545,8 +569,8 @@ class _Narrator:
         """
         if not self.hit_auto or self.damage_roll is None:
             return 0
-        dmg = int(self.damage_roll.get("succ", 0))
-        soak = int(self.soak_roll.get("succ", 0)) if self.soak_roll else 0
+        dmg = self.damage_roll.succ
+        soak = self.soak_roll.succ if self.soak_roll else 0
         halve = self._halved(dtype, who)
 
         def fits(auto: int) -> bool:
@@ -560,21 +584,21 @@ class _Narrator:
             return self.hit_auto
         return 0
 
-    def _halved(self, dtype: str, who: Any) -> bool:
+    def _halved(self, dtype: str, who: int) -> bool:
         """DMG-5: a vampire halves bashing damage after soak."""
         p = self.person(who)
         return dtype == "bashing" and p is not None and p.kind == "vampire"
 
-    def on_stun(self, ev: Fields) -> None:
-        who = int(ev["who"])
-        lost = int(ev.get("turn", self.turn + 1))
+    def on_stun(self, ev: StunEvent) -> None:
+        who = ev.who
+        lost = ev.turn
         self.stunned[who] = lost
         when = f"turn {lost}" if self.turn else "the next turn"
         self.say(f"{self.name(who, True)} is stunned by the blow and will lose {when}.")
 
-    def on_status(self, ev: Fields) -> None:
-        who = ev.get("who")
-        status = str(ev.get("status"))
+    def on_status(self, ev: StatusEvent) -> None:
+        who = ev.who
+        status = ev.status.value
         n = self.name(who, True)
         if status == "dead":
             p = self.person(who)
@@ -583,11 +607,12 @@ class _Narrator:
         else:
             self.say(f"{n} {_STATUS_TEXT.get(status, 'is now ' + status)}.")
 
-    def on_action(self, ev: Fields) -> None:
-        n = self.name(ev.get("who"), True)
-        what = ev.get("action")
-        ok = ev.get("ok", True)
-        weapon = ev.get("weapon")
+    def on_action(self, ev: ActionEvent) -> None:
+        n = self.name(ev.who, True)
+        what = ev.action
+        data = ev.data
+        ok = data.get("ok", True)
+        weapon = data.get("weapon")
         if what == "draw":
             if not ok:
                 self.say(f"{n} fumbles and fails to ready a weapon.")
@@ -600,17 +625,17 @@ class _Narrator:
         elif what == "get_up":
             self.say(f"{n} gets back up." if ok else f"{n} tries to get up but fails.")
         elif what == "disarmed":
-            by = ev.get("by")
+            by = data.get("by")
             hand = f" by {self.name(by)}" if isinstance(by, int) else ""
             self.say(f"{n} is disarmed{hand} and loses the {_thing(weapon)}.")
         elif what == "blood":
-            self.blood_line(ev, n)
+            self.blood_line(data, n)
         elif what == "ambush":
-            self.ambush_line(ev, n)
+            self.ambush_line(ev.who, data, n)
         elif what == "spray":
-            self.spray_line(ev, n)
+            self.spray_line(data, n)
         else:
-            target = ev.get("target")
+            target = data.get("target")
             t = self.name(target) if isinstance(target, int) else "the enemy"
             table = _ACTION_TEXT if ok else _ACTION_FAILED
             if ok and what in _ACTION_OK:
@@ -620,25 +645,25 @@ class _Narrator:
                 done = "" if ok else ", without success"
                 words = str(what).replace("_", " ").replace("{", "{{").replace("}", "}}")
                 template = f"{{n}}: {words}{{at}}{done}."
-            targets = [self.name(i) for i in ev.get("targets") or []]
+            targets = [self.name(i) for i in data.get("targets") or []]
             self.say(
                 template.format(
                     n=n,
                     t=t,
                     w=_thing(weapon),
                     at=f" at {t}" if isinstance(target, int) else "",
-                    points=ev.get("points", "?"),
-                    blood=ev.get("blood", "?"),
-                    dice=ev.get("dice", "?"),
-                    cover=_thing(ev.get("cover") or "cover"),
+                    points=data.get("points", "?"),
+                    blood=data.get("blood", "?"),
+                    dice=data.get("dice", "?"),
+                    cover=_thing(data.get("cover") or "cover"),
                     targets=_join(targets) if targets else "the enemy",
                 )
             )
 
-    def spray_line(self, ev: Fields, n: str) -> None:
+    def spray_line(self, data: Mapping[str, Any], n: str) -> None:
         """RNG-6: who is in the area and each one's share of the successes."""
-        targets = [t for t in ev.get("targets") or [] if isinstance(t, int)]
-        shares = [int(x) for x in ev.get("shares") or []]
+        targets = [t for t in data.get("targets") or [] if isinstance(t, int)]
+        shares = [int(x) for x in data.get("shares") or []]
         names = [self.name(t) for t in targets]
         line = f"{n} sprays fire across {_join(names) if names else 'the enemy'}"
         if len(shares) == len(targets) == 1:
@@ -649,44 +674,43 @@ class _Narrator:
             self.shares = dict(zip(targets, shares, strict=True))
         self.say(line + ".")
 
-    def blood_line(self, ev: Fields, n: str) -> None:
+    def blood_line(self, data: Mapping[str, Any], n: str) -> None:
         """VAMP-2: blood spent before declarations (nothing to say for none)."""
-        use, points = str(ev.get("use", "none")), int(ev.get("points", 0))
+        use, points = str(data.get("use", "none")), int(data.get("points", 0))
         if use == "none" or not points:
             return
         spent = f"{n} spends {plural(points, 'blood point')}"
-        left = f"{ev.get('blood', '?')} blood left"
+        left = f"{data.get('blood', '?')} blood left"
         if use == "heal":
-            healed = int(ev.get("healed", points))
+            healed = int(data.get("healed", points))
             self.say(
-                f"{spent} to heal {plural(healed, 'level')} (track {ev.get('track', '?')}, {left})."
+                f"{spent} to heal {plural(healed, 'level')} "
+                f"(track {data.get('track', '?')}, {left})."
             )
         else:
             self.say(f"{spent} to raise {use.capitalize()} by {points} ({left}).")
 
-    def ambush_line(self, ev: Fields, n: str) -> None:
+    def ambush_line(self, who: int, data: Mapping[str, Any], n: str) -> None:
         """ATK-11: the margin of the attacker's Stealth over the target's notice."""
-        target = ev.get("target")
-        margin = int(ev.get("margin", 0))
+        target = data.get("target")
+        margin = int(data.get("margin", 0))
         if margin > 0:
             dice = plural(margin, "extra die", "extra dice")
             self.say(f"{n} catches {self.name(target)} by surprise ({dice}).")
         elif margin == 0:
             self.say(f"{n} strikes first from hiding, but {self.name(target)} may still defend.")
         else:
-            self.say(f"{self.name(target, True)} spots {self.name(ev.get('who'))} in time.")
+            self.say(f"{self.name(target, True)} spots {self.name(who)} in time.")
 
     # MOVE-3, MOVE-4 (vtm_sim.events.chase)
-    def on_flee(self, ev: Fields) -> None:
-        lead = float(ev.get("lead", 0.0))
-        start = int(ev.get("start", 0))
-        self.say(f"{self.name(ev.get('who'), True)} flees with a {_yards(lead)} lead "
-                 f"({plural(start, 'success', 'successes')} to start the chase).")
+    def on_flee(self, ev: FleeEvent) -> None:
+        self.say(f"{self.name(ev.who, True)} flees with a {_yards(ev.lead)} lead "
+                 f"({plural(ev.start, 'success', 'successes')} to start the chase).")
 
-    def on_chase(self, ev: Fields) -> None:
-        who, quarry = ev.get("who"), ev.get("quarry")
-        total, rival = int(ev.get("total", 0)), int(ev.get("rival", -1))
-        tired = int(ev.get("tired", 0))
+    def on_chase(self, ev: ChaseEvent) -> None:
+        who, quarry = ev.who, ev.quarry
+        total, rival = ev.total, ev.rival
+        tired = ev.tired
         note = f", tired: {plural(tired, 'die', 'dice')} fewer" if tired else ""
         if who == quarry:
             against = "" if rival < 0 else f" against {rival}"
@@ -695,45 +719,74 @@ class _Narrator:
             self.say(f"Chase: {self.name(who, True)} has {total} against "
                      f"{self.name(quarry)}'s {rival}{note}.")
 
-    def on_caught(self, ev: Fields) -> None:
-        how = " at a dead end" if ev.get("dead_end") else ""
-        self.say(f"{self.name(ev.get('who'), True)} catches {self.name(ev.get('quarry'))}{how}.")
+    def on_caught(self, ev: CaughtEvent) -> None:
+        how = " at a dead end" if ev.dead_end else ""
+        self.say(f"{self.name(ev.who, True)} catches {self.name(ev.quarry)}{how}.")
 
-    def on_escaped(self, ev: Fields) -> None:
-        why = "nobody gives chase" if ev.get("reason") == "unpursued" else "outruns the pursuit"
-        self.say(f"{self.name(ev.get('who'), True)} escapes ({why}) and is out of the fight.")
+    def on_escaped(self, ev: EscapeEvent) -> None:
+        why = "nobody gives chase" if ev.reason == "unpursued" else "outruns the pursuit"
+        self.say(f"{self.name(ev.who, True)} escapes ({why}) and is out of the fight.")
 
-    def on_jump(self, ev: Fields) -> None:
-        n = self.name(ev.get("who"), True)
-        what = str(ev.get("obstacle", "the obstacle"))
-        detour = float(ev.get("detour", 0.0))
-        if detour:
-            self.say(f"{n} goes around {what} ({_yards(detour)} more).")
+    def on_jump(self, ev: JumpEvent) -> None:
+        n = self.name(ev.who, True)
+        what = ev.obstacle
+        if ev.detour:
+            self.say(f"{n} goes around {what} ({_yards(ev.detour)} more).")
             return
-        feet = float(ev.get("feet", 0.0))
-        reached = float(ev.get("reached", 0.0))
-        kind = "running" if ev.get("running") else "standing"
-        if ev.get("ok"):
+        feet, reached = ev.feet, ev.reached
+        kind = "running" if ev.running else "standing"
+        if ev.ok:
             self.say(f"{n} clears {what} with a {kind} jump ({reached:g} ft of {feet:g}).")
-        elif ev.get("prone"):
+        elif ev.prone:
             self.say(f"{n} falls short of {what} ({reached:g} ft of {feet:g}) and goes down.")
         else:
             self.say(f"{n} falls short of {what} ({reached:g} ft of {feet:g}) but lands well.")
 
-    def on_end(self, ev: Fields) -> None:
+    def on_end(self, ev: EndEvent) -> None:
         self.flush_attack()
-        turns = int(ev.get("turns", self.turn))
-        after = f"after {plural(turns, 'turn')}"
-        winner = ev.get("winner")
-        reason = ev.get("reason")
+        after = f"after {plural(ev.turns, 'turn')}"
+        winner = ev.winner
         if winner is not None:
             names = [p.name for p in self.people if p.side == winner]
             who = _join(names) if names else "nobody"
             self.say(f"The battle ends {after}: side {winner} ({who}) wins.")
-        elif reason == "turn limit":
+        elif ev.reason == "turn limit":
             self.say(f"The battle ends undecided {after}: the turn limit is reached.")
         else:
             self.say(f"The battle ends {after}: nobody is left standing.")
+
+
+# Each event class's handler, built once: narration dispatches on the event's class.
+# An event of a class not here (``ammo``) says nothing.
+_HANDLERS: Final[dict[type[Event], Callable[[_Narrator, Any], None]]] = {
+    ExchangeEvent: _Narrator.on_exchange,
+    BattleEvent: _Narrator.on_battle,
+    TurnEvent: _Narrator.on_turn,
+    InitiativeEvent: _Narrator.on_initiative,
+    OrderEvent: _Narrator.on_order,
+    DecideEvent: _Narrator.on_decide,
+    MoveEvent: _Narrator.on_move,
+    AttackEvent: _Narrator.on_attack,
+    DefenseEvent: _Narrator.on_defense,
+    AbortEvent: _Narrator.on_abort,
+    RollEvent: _Narrator.on_roll,
+    MishapEvent: _Narrator.on_mishap,
+    MissEvent: _Narrator.on_miss,
+    HitEvent: _Narrator.on_hit,
+    ArmorEvent: _Narrator.on_armor,
+    DamageEvent: _Narrator.on_damage,
+    StunEvent: _Narrator.on_stun,
+    StatusEvent: _Narrator.on_status,
+    ActionEvent: _Narrator.on_action,
+    FleeEvent: _Narrator.on_flee,
+    ChaseEvent: _Narrator.on_chase,
+    CaughtEvent: _Narrator.on_caught,
+    EscapeEvent: _Narrator.on_escaped,
+    JumpEvent: _Narrator.on_jump,
+    EndEvent: _Narrator.on_end,
+}
+# the events that belong to an attack's outcome line: any other ends it
+_CHAIN: Final[frozenset[type[Event]]] = frozenset({RollEvent, ArmorEvent, DamageEvent})
 
 
 def _join(names: Sequence[str]) -> str:

@@ -5,16 +5,41 @@ what, whether it lands and what it does, naming the modifiers that mattered
 ("Slugger is behind good cover, +2") and leaving the dice out (the detailed
 log with every roll is :func:`vtm_sim.text.narration.narrate`, ``--narrate dice``).
 Built from the events alone, like the dice log, so a saved log can be told
-again. Each attack becomes one sentence once its outcome is known.
+again: each event goes to the handler of its class (:data:`_HANDLERS`), which
+reads the typed event's attributes. Each attack becomes one sentence once its
+outcome is known.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Final
 
-from vtm_sim.events import Event
+from vtm_sim.events import (
+    AbortEvent,
+    ActionEvent,
+    AmmoEvent,
+    ArmorEvent,
+    AttackEvent,
+    BattleEvent,
+    CaughtEvent,
+    ChaseEvent,
+    DamageEvent,
+    DefenseEvent,
+    EndEvent,
+    EscapeEvent,
+    Event,
+    FleeEvent,
+    HitEvent,
+    JumpEvent,
+    MishapEvent,
+    MissEvent,
+    MoveEvent,
+    StatusEvent,
+    StunEvent,
+    TurnEvent,
+)
 from vtm_sim.text.narration import _join, _thing, _yards, plural
 
 COVER_WORDS = {1: "light", 2: "good", 3: "superior"}
@@ -88,9 +113,9 @@ class Teller:
         return best
 
     # --- events ---------------------------------------------------------------
-    def on_battle(self, ev: Event) -> None:
-        raw = ev.get("combatants") or []
-        state = ev.get("state")
+    def on_battle(self, ev: BattleEvent) -> None:
+        raw: Any = ev.combatants or []
+        state = ev.state
         if isinstance(state, dict):
             raw = [{**c, "sheet": sh} for sh, c in
                    zip(state.get("sheets") or [], state.get("combatants") or [], strict=False)]
@@ -102,7 +127,7 @@ class Teller:
                 n = f"{n} {names[: i + 1].count(n)}"
             self.people.append(_Who(n, int(c.get("side", i)), float(c.get("x", 0.0)),
                                     float(c.get("y", 0.0)), prone=bool(c.get("prone"))))
-        fld = ev.get("field") or (state.get("field") if isinstance(state, dict) else None) or {}
+        fld = ev.field or (state.get("field") if isinstance(state, dict) else None) or {}
         self.cover = [(str(n), float(x), float(y), float(r), int(lv))
                       for n, x, y, r, lv in fld.get("cover", [])]
         if len(self.people) == 2 and self.people[0].side != self.people[1].side:
@@ -128,19 +153,19 @@ class Teller:
                 return True
         return False
 
-    def on_turn(self, ev: Event) -> None:
+    def on_turn(self, ev: TurnEvent) -> None:
         self.flush()
-        self.turn = int(ev.get("turn", self.turn + 1))
+        self.turn = ev.turn
         self.say(f"Turn {self.turn}.")
 
-    def on_move(self, ev: Event) -> None:
+    def on_move(self, ev: MoveEvent) -> None:
         self.flush()
-        who = int(ev["who"])
+        who = ev.who
         p = self.people[who]
-        to = ev.get("to") or [p.x, p.y]
+        to = ev.to
         fx, fy = p.x, p.y
         p.x, p.y = float(to[0]), float(to[1])
-        if float(ev.get("yards", 0.0)) < MIN_TOLD_YARDS:
+        if float(ev.yards) < MIN_TOLD_YARDS:
             return  # a shuffle into reach is not worth a sentence
         foes = [q for q in self.people if q.side != p.side and q.active]
         if foes:
@@ -150,61 +175,61 @@ class Teller:
             way = f"closes in on {near.name}" if after < before else f"backs away from {near.name}"
         else:
             way = "moves"
-        self.say(f"{p.name} {way} ({_yards(float(ev.get('yards', 0.0)))}).")
+        self.say(f"{p.name} {way} ({_yards(float(ev.yards))}).")
 
-    def on_attack(self, ev: Event) -> None:
+    def on_attack(self, ev: AttackEvent) -> None:
         self.flush()
-        self.blow = _Blow(int(ev["who"]), int(ev["target"]), str(ev["maneuver"]),
-                          ev.get("weapon"), ev.get("called"))
+        self.blow = _Blow(ev.who, ev.target, ev.maneuver, ev.weapon,
+                          None if ev.called is None else ev.called.value)
 
-    def on_defense(self, ev: Event) -> None:
-        if self.blow is not None and int(ev["who"]) == self.blow.target:
-            self.blow.defense = str(ev["kind"])
+    def on_defense(self, ev: DefenseEvent) -> None:
+        if self.blow is not None and ev.who == self.blow.target:
+            self.blow.defense = ev.kind.value
 
-    def on_abort(self, ev: Event) -> None:
-        if not ev.get("ok"):
-            self.say(f"{self.name(ev['who'])} tries to abandon what it planned, but can't.")
+    def on_abort(self, ev: AbortEvent) -> None:
+        if not ev.ok:
+            self.say(f"{self.name(ev.who)} tries to abandon what it planned, but can't.")
 
-    def on_miss(self, ev: Event) -> None:
+    def on_miss(self, ev: MissEvent) -> None:
         b = self.blow
-        if b is not None and int(ev["target"]) == b.target and b.hit is None:
+        if b is not None and ev.target == b.target and b.hit is None:
             b.hit = False
 
-    def on_hit(self, ev: Event) -> None:
+    def on_hit(self, ev: HitEvent) -> None:
         b = self.blow
-        if ev.get("parry"):
+        if ev.parry:
             self.flush()
-            self.say(f"{self.name(ev['who'])}'s parry cuts {self.name(ev['target'])}'s hand.")
+            self.say(f"{self.name(ev.who)}'s parry cuts {self.name(ev.target)}'s hand.")
             return
-        if ev.get("mishap"):
+        if ev.mishap:
             self.flush()
-            self.say(f"The blow goes wide and strikes {self.name(ev['target'])} instead.")
+            self.say(f"The blow goes wide and strikes {self.name(ev.target)} instead.")
             return
-        if b is not None and int(ev["target"]) == b.target:
+        if b is not None and ev.target == b.target:
             b.hit = True
 
-    def on_damage(self, ev: Event) -> None:
+    def on_damage(self, ev: DamageEvent) -> None:
         b = self.blow
-        levels = int(ev.get("levels", 0))
-        if b is not None and int(ev["who"]) == b.target and b.levels is None:
+        levels = ev.levels
+        if b is not None and ev.who == b.target and b.levels is None:
             b.levels = levels
-            b.dtype = str(ev.get("type", ""))
+            b.dtype = ev.type.value
             return
         if levels:
             self.flush()
-            self.say(f"{self.name(ev['who'])} takes {plural(levels, 'level')} of "
-                     f"{ev.get('type', '')} damage ({ev.get('level', '')}).")
+            self.say(f"{self.name(ev.who)} takes {plural(levels, 'level')} of "
+                     f"{ev.type.value} damage ({ev.level}).")
 
-    def on_stun(self, ev: Event) -> None:
-        text = f"{self.name(ev['who'])} is stunned and loses the next turn."
+    def on_stun(self, ev: StunEvent) -> None:
+        text = f"{self.name(ev.who)} is stunned and loses the next turn."
         if self.blow is not None:
             self.blow.after.append(text)
         else:
             self.say(text)
 
-    def on_status(self, ev: Event) -> None:
-        who = int(ev["who"])
-        status = str(ev.get("status"))
+    def on_status(self, ev: StatusEvent) -> None:
+        who = ev.who
+        status = ev.status.value
         self.people[who].active = status == "active"
         words = {"incapacitated": "goes down and stays down", "torpor": "falls into torpor",
                  "dead": "is dead", "active": "is back on their feet"}
@@ -214,24 +239,24 @@ class Teller:
         else:
             self.say(text)
 
-    def on_armor(self, ev: Event) -> None:
-        text = f"{self.name(ev['who'])}'s armor is torn apart."
+    def on_armor(self, ev: ArmorEvent) -> None:
+        text = f"{self.name(ev.who)}'s armor is torn apart."
         if self.blow is not None:
             self.blow.after.append(text)
         else:
             self.say(text)
 
-    def on_ammo(self, ev: Event) -> None:
-        if int(ev.get("left", 1)) == 0:
-            text = f"{self.name(ev['who'])}'s {_thing(ev.get('weapon'))} is empty."
+    def on_ammo(self, ev: AmmoEvent) -> None:
+        if ev.left == 0:
+            text = f"{self.name(ev.who)}'s {_thing(ev.weapon)} is empty."
             if self.blow is not None:
                 self.blow.after.append(text)
             else:
                 self.say(text)
 
-    def on_mishap(self, ev: Event) -> None:
-        who, w = self.name(ev["who"]), _thing(ev.get("weapon"))
-        effect = str(ev.get("effect"))
+    def on_mishap(self, ev: MishapEvent) -> None:
+        who, w = self.name(ev.who), _thing(ev.weapon)
+        effect = str(ev.effect)
         words = {
             "jam": f"{who}'s {w} jams.", "drop": f"{who} fumbles and drops the {w}.",
             "break": f"{who}'s {w} breaks.", "off_balance": f"{who} stumbles, off balance.",
@@ -246,22 +271,23 @@ class Teller:
         else:
             self.say(text)
 
-    def on_action(self, ev: Event) -> None:
-        what = str(ev.get("action"))
-        who = int(ev["who"])
+    def on_action(self, ev: ActionEvent) -> None:
+        what = ev.action
+        who = ev.who
+        data = ev.data
         me = self.name(who)
         if what in QUIET:
-            if what == "drink" and ev.get("points"):
+            if what == "drink" and data.get("points"):
                 self.flush()
-                self.say(f"{me} drinks {plural(int(ev['points']), 'point')} of blood from "
-                         f"{self.name(ev.get('target'))}.")
+                self.say(f"{me} drinks {plural(int(data['points']), 'point')} of blood from "
+                         f"{self.name(data.get('target'))}.")
             return
         if what in ("falls prone", "regains footing", "off balance", "disarmed", "staked"):
             text = {
                 "falls prone": f"{me} is knocked off their feet.",
                 "regains footing": f"{me} staggers but keeps their feet.",
                 "off balance": f"{me} is thrown off balance.",
-                "disarmed": f"{me}'s {_thing(ev.get('weapon'))} goes flying.",
+                "disarmed": f"{me}'s {_thing(data.get('weapon'))} goes flying.",
                 "staked": f"The stake finds {me}'s heart: {me} is paralysed.",
             }[what]
             if what == "falls prone":
@@ -273,9 +299,10 @@ class Teller:
             return
         self.flush()
         if what in ("clinch", "hold", "kiss"):
-            words = {"clinch": f"{me} and {self.name(ev.get('target'))} are locked in a clinch.",
-                     "hold": f"{me} pins {self.name(ev.get('target'))}.",
-                     "kiss": f"{me} sinks into the Kiss on {self.name(ev.get('target'))}."}
+            target = self.name(data.get("target"))
+            words = {"clinch": f"{me} and {target} are locked in a clinch.",
+                     "hold": f"{me} pins {target}.",
+                     "kiss": f"{me} sinks into the Kiss on {target}."}
             self.say(words[what])
             return
         if what == "drop_prone":
@@ -284,29 +311,31 @@ class Teller:
                 self.say(f"{me} drops flat.")
             return
         if what == "get_up":
-            if ev.get("ok", True):
+            if data.get("ok", True):
                 self.people[who].prone = False
                 self.say(f"{me} gets back up.")
             else:
                 self.say(f"{me} tries to get up and fails.")
             return
+        ok = data.get("ok", True)
         simple = {
-            "reload": f"{me} reloads." if ev.get("ok", True) else f"{me} fumbles the reload.",
-            "clear": f"{me} clears the jam." if ev.get("ok", True) else f"{me} can't clear it.",
-            "draw": f"{me} readies the {_thing(ev.get('weapon'))}.",
-            "take_cover": f"{me} dives behind the {ev.get('cover', 'cover')}.",
-            "dodge_to_cover": f"{me} throws themself behind the {ev.get('cover', 'cover')}.",
-            "aim": f"{me} takes careful aim at {self.name(ev.get('target'))}.",
-            "crush": f"{me} squeezes {self.name(ev.get('target'))}.",
+            "reload": f"{me} reloads." if ok else f"{me} fumbles the reload.",
+            "clear": f"{me} clears the jam." if ok else f"{me} can't clear it.",
+            "draw": f"{me} readies the {_thing(data.get('weapon'))}.",
+            "take_cover": f"{me} dives behind the {data.get('cover', 'cover')}.",
+            "dodge_to_cover": f"{me} throws themself behind the {data.get('cover', 'cover')}.",
+            "aim": f"{me} takes careful aim at {self.name(data.get('target'))}.",
+            "crush": f"{me} squeezes {self.name(data.get('target'))}.",
             "release": f"{me} lets go.",
-            "break_free": (f"{me} breaks free." if ev.get("ok")
+            "break_free": (f"{me} breaks free." if data.get("ok")
                            else f"{me} struggles but can't break free."),
         }
         if what == "blood":
-            use = str(ev.get("use"))
-            pts = int(ev.get("points", 0))
+            use = str(data.get("use"))
+            pts = int(data.get("points", 0))
             if use == "heal":
-                self.say(f"{me} spends blood to heal {plural(int(ev.get('healed', 0)), 'level')}.")
+                healed = int(data.get("healed", 0))
+                self.say(f"{me} spends blood to heal {plural(healed, 'level')}.")
             elif pts:
                 self.say(f"{me} spends {plural(pts, 'blood point')} on {use}.")
             return
@@ -314,65 +343,63 @@ class Teller:
             self.say(simple[what])
 
     # --- chases and jumps (MOVE-3, MOVE-4) ------------------------------------
-    def on_flee(self, ev: Event) -> None:
+    def on_flee(self, ev: FleeEvent) -> None:
         self.flush()
-        lead = float(ev.get("lead", 0.0))
-        self.say(f"{self.name(ev['who'])} turns and runs, {_yards(lead)} ahead of the nearest "
+        self.say(f"{self.name(ev.who)} turns and runs, {_yards(ev.lead)} ahead of the nearest "
                  "enemy.")
 
-    def on_chase(self, ev: Event) -> None:
+    def on_chase(self, ev: ChaseEvent) -> None:
         self.flush()
-        who, quarry = int(ev["who"]), int(ev["quarry"])
+        who, quarry = ev.who, ev.quarry
         me = self.name(who)
-        if ev.get("tired"):
+        if ev.tired:
             self.say(f"{me} is tiring.")
         if who == quarry:
             return  # the quarry's running is told by its moves and the pursuers' gains
         q = self.name(quarry)
-        total, rival = int(ev.get("total", 0)), int(ev.get("rival", 0))
-        if total > rival:
+        if ev.total > ev.rival:
             return  # told as the catch
-        if int(ev.get("added", 0)) > 0:
+        if ev.added > 0:
             self.say(f"{me} runs after {q} and gains on them.")
         else:
             self.say(f"{me} runs after {q} but loses ground.")
 
-    def on_caught(self, ev: Event) -> None:
+    def on_caught(self, ev: CaughtEvent) -> None:
         self.flush()
-        me, q = self.name(ev["who"]), self.name(ev["quarry"])
-        if ev.get("dead_end"):
+        me, q = self.name(ev.who), self.name(ev.quarry)
+        if ev.dead_end:
             self.say(f"{q} runs into a dead end, and {me} is on them.")
         else:
             self.say(f"{me} catches up with {q}.")
 
-    def on_escaped(self, ev: Event) -> None:
+    def on_escaped(self, ev: EscapeEvent) -> None:
         self.flush()
-        who = int(ev["who"])
+        who = ev.who
         self.people[who].active = False
-        if ev.get("reason") == "unpursued":
+        if ev.reason == "unpursued":
             self.say(f"Nobody gives chase: {self.name(who)} gets away.")
         else:
             self.say(f"{self.name(who)} outruns them all and gets away.")
 
-    def on_jump(self, ev: Event) -> None:
+    def on_jump(self, ev: JumpEvent) -> None:
         self.flush()
-        me = self.name(ev["who"])
-        what = str(ev.get("obstacle", "obstacle"))
-        if ev.get("detour"):
+        me = self.name(ev.who)
+        what = ev.obstacle
+        if ev.detour:
             self.say(f"{me} goes around the {what}.")
-        elif ev.get("ok"):
+        elif ev.ok:
             self.say(f"{me} leaps the {what}.")
-        elif ev.get("prone"):
-            self.people[int(ev["who"])].prone = True
+        elif ev.prone:
+            self.people[ev.who].prone = True
             self.say(f"{me} comes up short at the {what} and falls.")
         else:
             self.say(f"{me} comes up short at the {what} but lands on their feet.")
 
-    def on_end(self, ev: Event) -> None:
+    def on_end(self, ev: EndEvent) -> None:
         self.flush()
-        turns = int(ev.get("turns", self.turn))
-        winner = ev.get("winner")
-        if ev.get("reason") == "turn limit":
+        turns = ev.turns
+        winner = ev.winner
+        if ev.reason == "turn limit":
             self.say(f"The fight is called after {plural(turns, 'turn')}, undecided.")
         elif winner is None:
             self.say(f"After {plural(turns, 'turn')} nobody is left standing.")
@@ -444,12 +471,39 @@ class Teller:
                 "damage.")
 
 
+# Each event class's handler, built once: the story dispatches on the event's class.
+# An event of a class not here (an exchange header, initiative, rolls, ...) says nothing.
+_HANDLERS: Final[dict[type[Event], Callable[[Teller, Any], None]]] = {
+    BattleEvent: Teller.on_battle,
+    TurnEvent: Teller.on_turn,
+    MoveEvent: Teller.on_move,
+    AttackEvent: Teller.on_attack,
+    DefenseEvent: Teller.on_defense,
+    AbortEvent: Teller.on_abort,
+    MissEvent: Teller.on_miss,
+    HitEvent: Teller.on_hit,
+    DamageEvent: Teller.on_damage,
+    StunEvent: Teller.on_stun,
+    StatusEvent: Teller.on_status,
+    ArmorEvent: Teller.on_armor,
+    AmmoEvent: Teller.on_ammo,
+    MishapEvent: Teller.on_mishap,
+    ActionEvent: Teller.on_action,
+    FleeEvent: Teller.on_flee,
+    ChaseEvent: Teller.on_chase,
+    CaughtEvent: Teller.on_caught,
+    EscapeEvent: Teller.on_escaped,
+    JumpEvent: Teller.on_jump,
+    EndEvent: Teller.on_end,
+}
+
+
 def tell(events: Iterable[Event]) -> list[str]:
-    """The battle in plain sentences, in order."""
+    """The battle in plain sentences, in order (a live log or one read back from JSONL)."""
     t = Teller()
     for ev in events:
-        handler = getattr(t, f"on_{ev.get('e')}", None)
+        handler = _HANDLERS.get(type(ev))
         if handler is not None:
-            handler(ev)
+            handler(t, ev)
     t.flush()
     return t.lines
