@@ -14,6 +14,7 @@ from envs.match import (
     RENDER_MODES,
     IllegalAction,
     Match,
+    MatchConfig,
     ObsMode,
     ObsType,
     load,
@@ -146,9 +147,7 @@ class VtmEnv(gym.Env[ObsType, np.int64]):
         side = loaded.fighters[agent_id].side
         self.learners = ([agent_id] if control == "combatant" else
                          [i for i, f in enumerate(loaded.fighters) if f.side == side])
-        self.match = m = Match(
-            loaded,
-            self.learners,
+        self.config = config = MatchConfig(
             obs_mode=obs_mode,
             illegal_action=illegal_action,
             illegal_penalty=illegal_penalty,
@@ -157,6 +156,7 @@ class VtmEnv(gym.Env[ObsType, np.int64]):
             turn_limit=turn_limit,
             render_mode=render_mode,
         )
+        self.match = m = Match(loaded, self.learners, config)
         self.scenario = m.scenario
         self.agent_id = agent_id
         self.control = control
