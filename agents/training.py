@@ -40,12 +40,12 @@ from typing import Any, Literal
 import gymnasium as gym
 import numpy as np
 import yaml
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
 from agents.evaluation import PolicyMaker, evaluate, seats
 from agents.learned import LearnedAgent, ModelInfo, _versions
 from vtm_sim.core.choices import Choice, Decision
-from vtm_sim.data.config import load_yaml, validate
+from vtm_sim.data.config import StrictModel, load_yaml, validate
 from vtm_sim.engine.battle import Battle
 from vtm_sim.errors import ConfigError
 from vtm_sim.files.scenarios import Scenario
@@ -82,17 +82,13 @@ SELF = "self"  # --opponents self: self-play against past snapshots
 ACTIVATION_FNS = ("tanh", "relu", "elu", "silu")
 
 
-class PolicyKwargs(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
+class PolicyKwargs(StrictModel):
     net_arch: list[int] = Field(default_factory=lambda: [64, 64])
     activation_fn: Literal["tanh", "relu", "elu", "silu"] = "tanh"
 
 
-class Hyperparams(BaseModel):
+class Hyperparams(StrictModel):
     """One run's hyperparameters (the keys of ``experiments/hyperparams/*.yml``)."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     policy: Literal["MlpPolicy"] = "MlpPolicy"
     n_timesteps: int = Field(100_000, ge=1)

@@ -33,12 +33,12 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import Field, field_validator
 
 from vtm_sim.core.health import Status
 from vtm_sim.core.relations import Aim, Chase, Grip, GripKind, Pursuer
 from vtm_sim.core.space import Obstacle, ObstacleKind
-from vtm_sim.data.config import load_yaml, validate
+from vtm_sim.data.config import StrictModel, load_yaml, validate
 from vtm_sim.data.stat_blocks import Kind
 from vtm_sim.engine.battle import Battle
 from vtm_sim.engine.queries import ADJACENT_YARDS, REACH_SLACK, face_nearest
@@ -67,11 +67,7 @@ __all__ = [
 # --- the file as written (names) ------------------------------------------------
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
-
-
-class DamageSpec(_Strict):
+class DamageSpec(StrictModel):
     """Boxes of the health track already filled, by damage type (DMG-7)."""
 
     bashing: int = Field(default=0, ge=0, le=50)
@@ -79,14 +75,14 @@ class DamageSpec(_Strict):
     aggravated: int = Field(default=0, ge=0, le=50)
 
 
-class AimSpec(_Strict):
+class AimSpec(StrictModel):
     """RNG-7: aiming at ``target`` for ``dice`` dice so far; this turn may continue it."""
 
     target: str
     dice: int = Field(default=1, ge=1, le=10)
 
 
-class FleeingSpec(_Strict):
+class FleeingSpec(StrictModel):
     """MOVE-4: a chase in progress with this combatant the quarry."""
 
     successes: int = Field(ge=0, le=100, description="its total so far, the lead's included")
@@ -94,7 +90,7 @@ class FleeingSpec(_Strict):
                        description="turns run so far (chase rolls made: a mortal tires)")
 
 
-class PursuingSpec(_Strict):
+class PursuingSpec(StrictModel):
     """MOVE-4: running after ``target`` (who is fleeing) in a chase in progress."""
 
     target: str
@@ -103,7 +99,7 @@ class PursuingSpec(_Strict):
                        description="turns run so far (chase rolls made: a mortal tires)")
 
 
-class CombatantState(_Strict):
+class CombatantState(StrictModel):
     """What differs from a fresh start for one combatant (all keys optional)."""
 
     damage: DamageSpec | None = None
@@ -147,7 +143,7 @@ class CombatantState(_Strict):
         raise ValueError(f"expected a combatant's name or a direction [dx, dy] (got {v!r})")
 
 
-class StateSpec(_Strict):
+class StateSpec(StrictModel):
     """A hand-written state file: a scenario and what differs from its start."""
 
     scenario: str = Field(min_length=1,
@@ -184,7 +180,7 @@ class StateSpec(_Strict):
 # --- the same situation by ids (what the log header records) ---------------------
 
 
-class Override(_Strict):
+class Override(StrictModel):
     """One combatant's changes from a fresh start, by ids and weapon indices."""
 
     id: int = Field(ge=0)
@@ -208,7 +204,7 @@ class Override(_Strict):
     pursuing: tuple[int, int, int] | None = None  # MOVE-4: quarry id, successes, rolls
 
 
-class Standing(_Strict):
+class Standing(StrictModel):
     """The turn about to start, the initiative given (id, total) and the overrides."""
 
     turn: int = Field(ge=1)
