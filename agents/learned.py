@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from agents.base import legal_indices
-from envs.observation import OBS_VERSION
+from vtm_sim.data.formats import OBS_VERSION
 from vtm_sim.version import compiled_modules
 
 if TYPE_CHECKING:

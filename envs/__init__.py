@@ -42,7 +42,8 @@ import gymnasium as gym
 from envs.actions import ActionCatalog, CatalogError
 from envs.env import VtmEnv
 from envs.match import DEFAULT_ILLEGAL_PENALTY, DEFAULT_SHAPING
-from envs.observation import OBS_VERSION, ObservationEncoder
+from envs.observation import ObservationEncoder
+from vtm_sim.data.formats import OBS_VERSION
 from vtm_sim.files.scenarios import list_scenarios
 
 __all__ = [

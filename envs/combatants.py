@@ -26,7 +26,7 @@ from envs.match import (
     MatchConfig,
     ObsMode,
 )
-from envs.observation import OBS_VERSION
+from vtm_sim.data.formats import OBS_VERSION
 from vtm_sim.engine.battle import Battle
 from vtm_sim.files.scenarios import Scenario
 

@@ -19,8 +19,8 @@ from envs.match import (
     ObsType,
     load,
 )
-from envs.observation import OBS_VERSION
 from envs.opponents import OpponentSpec, build_policies, opponent_factories
+from vtm_sim.data.formats import OBS_VERSION
 from vtm_sim.engine.battle import Battle
 from vtm_sim.files.scenarios import Scenario
 

@@ -18,7 +18,6 @@ import envs
 from envs.actions import ActionCatalog, CatalogError, passive_choice
 from envs.env import VtmEnv
 from envs.match import MatchConfig
-from envs.observation import OBS_VERSION
 from vtm_sim.core.choices import (
     AbortMethod,
     Action,
@@ -31,6 +30,7 @@ from vtm_sim.core.choices import (
     Defense,
     DefenseKind,
 )
+from vtm_sim.data.formats import OBS_VERSION
 from vtm_sim.data.tables import load_tables
 from vtm_sim.errors import IllegalActionError
 from vtm_sim.events import EventKind

@@ -45,6 +45,7 @@ from vtm_sim.core.space import (
     ObstacleKind,
     Wall,
 )
+from vtm_sim.data.formats import LOG_VERSION, STATE_FORMAT, STATE_VERSION
 from vtm_sim.data.rules import RuleSet, load_rules, rules_json
 from vtm_sim.data.stat_blocks import StatBlock
 from vtm_sim.data.tables import Tables, Weapon, WeaponClass, load_tables
@@ -73,10 +74,7 @@ from vtm_sim.engine.options import action_options, declarations, declare_options
 from vtm_sim.engine.queries import (
     ADJACENT_YARDS,
     ENGAGE_YARDS,
-    LOG_VERSION,
     REACH_SLACK,
-    STATE_FORMAT,
-    STATE_VERSION,
     PlanParts,
     able,
     action_penalty,

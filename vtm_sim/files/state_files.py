@@ -39,6 +39,7 @@ from vtm_sim.core.health import Status
 from vtm_sim.core.relations import Aim, Chase, Grip, GripKind, Pursuer
 from vtm_sim.core.space import Obstacle, ObstacleKind
 from vtm_sim.data.config import StrictModel, load_yaml, validate
+from vtm_sim.data.formats import STATE_FORMAT
 from vtm_sim.data.stat_blocks import Kind
 from vtm_sim.engine.battle import Battle
 from vtm_sim.engine.queries import ADJACENT_YARDS, REACH_SLACK, face_nearest
@@ -47,11 +48,9 @@ from vtm_sim.files.scenarios import ObstacleSpec, Scenario, load_scenario, obsta
 from vtm_sim.mechanics.attack import SHOOTING
 from vtm_sim.mechanics.combatant import Combatant
 
-MACHINE_FORMAT = "vtm_sim.engine.queries"  # the top-level "format" of a machine-written state
 UNARMED = "unarmed"
 
 __all__ = [
-    "MACHINE_FORMAT",
     "CombatantState",
     "LoadedState",
     "Override",
@@ -381,7 +380,7 @@ def read_state(path: str | Path, *, seed: int | None = None) -> LoadedState:
     """Read and check a state file; a hand-written state's battle is not begun yet."""
     p = Path(path)
     data = _read(p)
-    if isinstance(data, dict) and data.get("format") == MACHINE_FORMAT:
+    if isinstance(data, dict) and data.get("format") == STATE_FORMAT:
         return LoadedState(p, _from_machine_state(p, data, seed), True)
     spec = validate(StateSpec, data, p)
     scenario = _scenario(p, spec.scenario)
@@ -418,7 +417,7 @@ def _from_machine_state(p: Path, data: dict[str, Any], seed: int | None) -> Batt
     from_state = getattr(_Battle, "from_state", None)
     if from_state is None:
         raise ConfigError(
-            f"{p}: format: a machine-written state ({MACHINE_FORMAT}) needs "
+            f"{p}: format: a machine-written state ({STATE_FORMAT}) needs "
             "Battle.from_state, which this version of vtm_sim lacks"
         )
     try:
@@ -426,7 +425,7 @@ def _from_machine_state(p: Path, data: dict[str, Any], seed: int | None) -> Batt
     except ConfigError as exc:
         raise ConfigError(f"{p}: {exc}") from None
     except (KeyError, TypeError, ValueError) as exc:
-        raise ConfigError(f"{p}: not a readable {MACHINE_FORMAT} state ({exc})") from None
+        raise ConfigError(f"{p}: not a readable {STATE_FORMAT} state ({exc})") from None
     return battle
 
 
