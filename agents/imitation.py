@@ -24,9 +24,10 @@ import numpy as np
 from agents.model_info import ModelInfo
 from agents.numpy_policy import NumpyPolicy, write_policy
 from envs.actions import ActionCatalog
-from envs.observation import OBS_VERSION, ObservationEncoder
+from envs.observation import ObservationEncoder
 from vtm_sim.arena.tournament import seeded_battle
 from vtm_sim.core.choices import Choice, Decision
+from vtm_sim.data.formats import OBS_VERSION
 from vtm_sim.engine.battle import Battle
 from vtm_sim.files.scenarios import Scenario
 from vtm_sim.policies.play import Policy

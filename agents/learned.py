@@ -21,7 +21,7 @@ import numpy as np
 from agents.base import legal_indices
 from agents.model_info import ALGORITHMS, ModelInfo, versions
 from agents.numpy_policy import NumpyPolicy, sb3_weights, write_policy
-from envs.observation import OBS_VERSION
+from vtm_sim.data.formats import OBS_VERSION
 
 __all__ = ["LearnedAgent", "ModelInfo", "export_policy", "load_agent", "save_model"]
 

@@ -26,18 +26,17 @@ import numpy as np
 
 from agents.base import legal_indices
 from agents.model_info import ModelInfo
-from envs.observation import OBS_VERSION, PREFIX_VERSIONS, TEMPO
+from envs.observation import TEMPO
+from vtm_sim.data.formats import OBS_VERSION, POLICY_FORMAT, PREFIX_VERSIONS
 
 __all__ = [
     "ACTIVATIONS",
-    "FORMAT",
     "MASK_HANDLING",
     "NumpyPolicy",
     "sb3_weights",
     "write_policy",
 ]
 
-FORMAT = "vtm-sim numpy policy 1"
 # What act() does with the mask: the argmax of the action logits over the legal actions.
 MASK_HANDLING = "argmax of the logits over the legal actions"
 
@@ -93,7 +92,7 @@ def write_policy(
     for k, (w, b) in enumerate(weights):
         arrays[f"w{k}"] = np.asarray(w, dtype=np.float32)
         arrays[f"b{k}"] = np.asarray(b, dtype=np.float32)
-    meta = {"format": FORMAT, "activation": activation, "mask_handling": MASK_HANDLING,
+    meta = {"format": POLICY_FORMAT, "activation": activation, "mask_handling": MASK_HANDLING,
             "layers": len(weights), "info": asdict(info)}
     arrays["meta"] = np.array(json.dumps(meta))
     p.parent.mkdir(parents=True, exist_ok=True)
@@ -134,8 +133,8 @@ class NumpyPolicy:
             raise ValueError(f"{p}: no such file") from None
         except (OSError, KeyError, ValueError, TypeError) as exc:
             raise ValueError(f"{p}: not an exported policy ({exc})") from None
-        if meta.get("format") != FORMAT:
-            raise ValueError(f"{p}: format {meta.get('format')!r}, expected {FORMAT!r}")
+        if meta.get("format") != POLICY_FORMAT:
+            raise ValueError(f"{p}: format {meta.get('format')!r}, expected {POLICY_FORMAT!r}")
         try:
             info = ModelInfo(**meta["info"])
         except TypeError as exc:

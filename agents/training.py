@@ -39,7 +39,7 @@ from typing import Any, Literal
 import gymnasium as gym
 import numpy as np
 import yaml
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
 import envs
 from agents.adapter import AgentPolicy
@@ -49,7 +49,7 @@ from agents.learned import LearnedAgent
 from agents.model_info import ModelInfo, versions
 from agents.numpy_policy import sb3_weights
 from vtm_sim.core.choices import Choice, Decision
-from vtm_sim.data.config import load_yaml, validate
+from vtm_sim.data.config import StrictModel, load_yaml, validate
 from vtm_sim.engine.battle import Battle
 from vtm_sim.errors import ConfigError
 from vtm_sim.files.scenarios import Scenario, load_scenario
@@ -87,17 +87,13 @@ SELF = "self"  # --opponents self: self-play against past snapshots
 ACTIVATION_FNS = ("tanh", "relu", "elu", "silu")
 
 
-class PolicyKwargs(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
+class PolicyKwargs(StrictModel):
     net_arch: list[int] = Field(default_factory=lambda: [64, 64])
     activation_fn: Literal["tanh", "relu", "elu", "silu"] = "tanh"
 
 
-class Hyperparams(BaseModel):
+class Hyperparams(StrictModel):
     """One run's hyperparameters (the keys of ``experiments/hyperparams/*.yml``)."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     policy: Literal["MlpPolicy"] = "MlpPolicy"
     n_timesteps: int = Field(100_000, ge=1)

@@ -30,8 +30,9 @@ is all zeros: send any action for it, the autoreset ignores it.
 The multi-agent (PettingZoo) versions are :class:`VtmParallelEnv` (every
 combatant steps at once, ``noop`` when not asked) and :class:`VtmAECEnv` (only
 the combatant the rules ask acts); all three envs run on one core,
-:class:`envs.match.Match`, with the same defaults (:data:`DEFAULT_SHAPING`,
-illegal actions penalized).
+:class:`envs.match.Match`, set up by one :class:`envs.match.MatchConfig` built from
+their keywords, with the same defaults (:data:`DEFAULT_SHAPING`, illegal actions
+penalized).
 """
 
 from __future__ import annotations
@@ -41,7 +42,8 @@ import gymnasium as gym
 from envs.actions import ActionCatalog, CatalogError
 from envs.env import VtmEnv
 from envs.match import DEFAULT_ILLEGAL_PENALTY, DEFAULT_SHAPING
-from envs.observation import OBS_VERSION, ObservationEncoder
+from envs.observation import ObservationEncoder
+from vtm_sim.data.formats import OBS_VERSION
 from vtm_sim.files.scenarios import list_scenarios
 
 __all__ = [

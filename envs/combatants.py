@@ -1,7 +1,8 @@
 """What the two PettingZoo envs share: every combatant of a scenario is an agent.
 
 :class:`envs.multi.VtmParallelEnv` and :class:`envs.aec.VtmAECEnv` differ only in how
-they hand the pending decision to agents. Their arguments, the :class:`envs.match.Match`
+they hand the pending decision to agents. Their arguments (all but ``max_steps`` make
+the :class:`envs.match.MatchConfig`, as the Gymnasium env's do), the :class:`envs.match.Match`
 they run on, the agent names, the spaces, seeding, rendering and closing are this
 class's, once. A subclass sets :attr:`CombatantAgents.extra_actions` (the parallel env's
 ``noop``) and its own state in :meth:`CombatantAgents._setup`.
@@ -22,9 +23,10 @@ from envs.match import (
     DEFAULT_SHAPING,
     IllegalAction,
     Match,
+    MatchConfig,
     ObsMode,
 )
-from envs.observation import OBS_VERSION
+from vtm_sim.data.formats import OBS_VERSION
 from vtm_sim.engine.battle import Battle
 from vtm_sim.files.scenarios import Scenario
 
@@ -62,9 +64,7 @@ class CombatantAgents:
         max_steps: int | None = None,
         render_mode: str | None = None,
     ) -> None:
-        self.match = m = Match(
-            scenario,
-            None,
+        self.config = config = MatchConfig(
             obs_mode=obs_mode,
             illegal_action=illegal_action,
             illegal_penalty=illegal_penalty,
@@ -73,6 +73,7 @@ class CombatantAgents:
             turn_limit=turn_limit,
             render_mode=render_mode,
         )
+        self.match = m = Match(scenario, None, config)
         self.scenario = m.scenario
         self.catalog = m.catalog
         self.encoder = m.encoder

@@ -14,12 +14,13 @@ from envs.match import (
     RENDER_MODES,
     IllegalAction,
     Match,
+    MatchConfig,
     ObsMode,
     ObsType,
     load,
 )
-from envs.observation import OBS_VERSION
 from envs.opponents import OpponentSpec, build_policies, opponent_factories
+from vtm_sim.data.formats import OBS_VERSION
 from vtm_sim.engine.battle import Battle
 from vtm_sim.files.scenarios import Scenario
 
@@ -146,9 +147,7 @@ class VtmEnv(gym.Env[ObsType, np.int64]):
         side = loaded.fighters[agent_id].side
         self.learners = ([agent_id] if control == "combatant" else
                          [i for i, f in enumerate(loaded.fighters) if f.side == side])
-        self.match = m = Match(
-            loaded,
-            self.learners,
+        self.config = config = MatchConfig(
             obs_mode=obs_mode,
             illegal_action=illegal_action,
             illegal_penalty=illegal_penalty,
@@ -157,6 +156,7 @@ class VtmEnv(gym.Env[ObsType, np.int64]):
             turn_limit=turn_limit,
             render_mode=render_mode,
         )
+        self.match = m = Match(loaded, self.learners, config)
         self.scenario = m.scenario
         self.agent_id = agent_id
         self.control = control

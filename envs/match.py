@@ -24,6 +24,7 @@ Defaults, the same in every env and in ``vtm-sim train``:
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any, Final, Literal
 
 import numpy as np
@@ -46,6 +47,7 @@ __all__ = [
     "DEFAULT_SHAPING",
     "RENDER_MODES",
     "Match",
+    "MatchConfig",
     "levels_taken",
     "load",
     "narrate_since",
@@ -75,6 +77,42 @@ def levels_taken(events: list[Event], start: int, into: list[int]) -> None:
             into[ev.who] += ev.levels
 
 
+@dataclass(frozen=True, slots=True)
+class MatchConfig:
+    """How a match is run: the setup arguments every env takes, with the same defaults
+    (the envs' docstrings say what each does). Checked when built.
+
+    Args:
+        obs_mode: ``"flat"`` or ``"dict"``.
+        illegal_action: ``"penalize"`` or ``"raise"``.
+        illegal_penalty: the reward of an illegal action under ``"penalize"``.
+        shaping: damage shaping weight.
+        skip_forced: answer single-option decisions automatically.
+        turn_limit: override the scenario's turn limit.
+        render_mode: ``"ansi"``, ``"rgb_array"`` or None.
+    """
+
+    obs_mode: ObsMode = "flat"
+    illegal_action: IllegalAction = DEFAULT_ILLEGAL_ACTION
+    illegal_penalty: float = DEFAULT_ILLEGAL_PENALTY
+    shaping: float = DEFAULT_SHAPING
+    skip_forced: bool = True
+    turn_limit: int | None = None
+    render_mode: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.obs_mode not in ("flat", "dict"):
+            raise ValueError(f"obs_mode {self.obs_mode!r}: expected 'flat' or 'dict'")
+        if self.illegal_action not in ("raise", "penalize"):
+            raise ValueError(
+                f"illegal_action {self.illegal_action!r}: expected 'raise' or 'penalize'")
+        if self.render_mode is not None and self.render_mode not in RENDER_MODES:
+            raise ValueError(
+                f"render_mode {self.render_mode!r}: expected None, "
+                + " or ".join(repr(m) for m in RENDER_MODES)
+            )
+
+
 class Match:
     """The shared core of the environments (see the module docstring).
 
@@ -82,45 +120,32 @@ class Match:
         scenario: a scenario name, YAML path or loaded ``Scenario``.
         learners: the combatant ids agents play; every other combatant is
             answered by the policies given to :meth:`start`.
-        obs_mode, illegal_action, illegal_penalty, shaping, skip_forced,
-        turn_limit, render_mode: the envs' arguments of the same names.
+        config: the envs' setup arguments (default: every default).
     """
 
     def __init__(
         self,
         scenario: str | Scenario,
         learners: list[int] | None = None,
-        *,
-        obs_mode: ObsMode = "flat",
-        illegal_action: IllegalAction = DEFAULT_ILLEGAL_ACTION,
-        illegal_penalty: float = DEFAULT_ILLEGAL_PENALTY,
-        shaping: float = DEFAULT_SHAPING,
-        skip_forced: bool = True,
-        turn_limit: int | None = None,
-        render_mode: str | None = None,
+        config: MatchConfig | None = None,
     ) -> None:
-        if obs_mode not in ("flat", "dict"):
-            raise ValueError(f"obs_mode {obs_mode!r}: expected 'flat' or 'dict'")
-        if illegal_action not in ("raise", "penalize"):
-            raise ValueError(f"illegal_action {illegal_action!r}: expected 'raise' or 'penalize'")
-        if render_mode is not None and render_mode not in RENDER_MODES:
-            raise ValueError(
-                f"render_mode {render_mode!r}: expected None, "
-                + " or ".join(repr(m) for m in RENDER_MODES)
-            )
+        if config is None:
+            config = MatchConfig()
+        self.config = config
         self.scenario = load(scenario)
         fighters = self.scenario.fighters
         n = len(fighters)
         tables = load_tables()
         self.catalog = ActionCatalog.for_scenario(self.scenario, tables)
         self.encoder = ObservationEncoder.for_scenario(self.scenario, tables)
-        self.obs_mode = obs_mode
-        self.illegal_action = illegal_action
-        self.illegal_penalty = float(illegal_penalty)
-        self.shaping = float(shaping)
-        self.skip_forced = skip_forced
-        self.turn_limit = turn_limit
-        self.render_mode = render_mode
+        # the config's fields, read on every step: attributes of the match itself
+        self.obs_mode = config.obs_mode
+        self.illegal_action = config.illegal_action
+        self.illegal_penalty = float(config.illegal_penalty)
+        self.shaping = float(config.shaping)
+        self.skip_forced = config.skip_forced
+        self.turn_limit = config.turn_limit
+        self.render_mode = config.render_mode
         self.sides = [f.side for f in fighters]
         ids = list(range(n)) if learners is None else learners
         self._learner = [i in ids for i in range(n)]

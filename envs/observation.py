@@ -75,6 +75,7 @@ from gymnasium import spaces
 
 from vtm_sim.core.choices import Decision, DecisionKind
 from vtm_sim.core.space import CoverLevel, ObstacleKind
+from vtm_sim.data.formats import OBS_VERSION, PREFIX_VERSIONS
 from vtm_sim.data.rules import RuleSet
 from vtm_sim.data.tables import Tables, WeaponClass, load_tables
 from vtm_sim.engine.battle import Battle
@@ -86,15 +87,9 @@ from vtm_sim.mechanics.movement import jump_needed, jump_successes
 
 __all__ = ["OBS_VERSION", "PREFIX_VERSIONS", "TEMPO", "Block", "ObservationEncoder"]
 
-# 2: ``others`` before ``self`` (the dict's key order); 3: chase and obstacle
-# features at the end of the self block; 4: the nearest obstacle's jump and detour
-# appended (MOVE-3), with the jumping moves appended to the action catalog; 5: the
-# ``tempo`` block appended (each other combatant's Willpower, declarations, actions left)
-OBS_VERSION: Final = 5
-# Older versions whose flat observation is a prefix of this one (and whose action
-# catalog is a prefix of this one's): version -> the floats the ``self`` block gained
-# since; the ``tempo`` block (version 5) comes after it, TEMPO.size floats a row
-PREFIX_VERSIONS: Final = {3: 3, 4: 0}
+# OBS_VERSION and PREFIX_VERSIONS (the layout's version and the older layouts this one
+# extends) are in vtm_sim.data.formats, with every file format's version: bump
+# OBS_VERSION there, with a word on what changed, whenever this layout changes.
 
 DECISION_KINDS: Final = tuple(DecisionKind)
 WEAPON_CLASSES: Final = tuple(WeaponClass)

@@ -71,6 +71,7 @@ def bench_odds(n: int) -> dict[str, float]:
              soak_pool=int(rng.integers(0, 11)), halve=bool(rng.integers(2)))
         for _ in range(n)
     ]
+    odds.odds_of.cache_clear()
     odds._attack_odds.cache_clear()  # type: ignore[attr-defined]
     odds._roll_odds.cache_clear()  # type: ignore[attr-defined]
     t0 = time.perf_counter()

@@ -22,8 +22,8 @@ from click.testing import CliRunner
 import envs  # noqa: F401
 from agents.learned import ModelInfo, load_agent
 from agents.numpy_policy import MASK_HANDLING, NumpyPolicy, write_policy
-from envs.observation import OBS_VERSION
 from vtm_sim.cli import main
+from vtm_sim.data.formats import OBS_VERSION
 
 ENV_ID = "vtm_sim/Duel-v0"
 ROOT = Path(__file__).resolve().parents[2]
@@ -196,7 +196,8 @@ def older_export(tmp_path: Path, env_id: str, scenario: str, version: int, input
 def test_a_version_3_export_still_plays_on_the_version_5_layout(tmp_path: Path) -> None:
     """Versions 4 and 5 only append (3 self floats and the jumping moves last; then the
     tempo block): a version-3 model reads its prefix and picks among the actions it knows."""
-    from envs.observation import PREFIX_VERSIONS, TEMPO
+    from envs.observation import TEMPO
+    from vtm_sim.data.formats import PREFIX_VERSIONS
 
     env = gym.make(ENV_ID)
     d, n = int(env.observation_space.shape[0]), int(env.action_space.n)

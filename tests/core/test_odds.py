@@ -15,7 +15,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from vtm_sim.core.dice import RngDice, ScriptedDice, SpecialtyRule, count, roll
-from vtm_sim.mechanics.odds import EXPLODE_TAIL, RollOdds, attack_odds, roll_odds
+from vtm_sim.mechanics.odds import (
+    EXPLODE_TAIL,
+    OddsQuery,
+    RollOdds,
+    attack_odds,
+    odds_of,
+    roll_odds,
+)
 
 EXPLODE = SpecialtyRule.EXPLODE
 DOUBLE = SpecialtyRule.DOUBLE
@@ -323,6 +330,19 @@ def test_results_are_cached() -> None:
     assert roll_odds(12, 7, specialty=EXPLODE) is a
     kw = {"attack_pool": 7, "attack_difficulty": 6, "defense_pool": 4, "damage_base": 5}
     assert attack_odds(**kw, soak_pool=3) is attack_odds(**kw, soak_pool=3)  # type: ignore[arg-type]
+
+
+def test_DICE_1_equivalent_queries_share_one_result() -> None:
+    """An OddsQuery's odds are attack_odds' for its keywords; queries that differ only
+    where normalization erases it (difficulties past DICE-1's bounds, an unrolled
+    defense's difficulty) share one cached result."""
+    q = OddsQuery(attack_pool=7, attack_difficulty=6, damage_base=5, soak_pool=3)
+    assert odds_of(q) is attack_odds(attack_pool=7, attack_difficulty=6, damage_base=5,
+                                     soak_pool=3)
+    same = q._replace(attack_difficulty=1, defense_pool=0, defense_difficulty=9)
+    assert same != q and same.normalized() == q._replace(attack_difficulty=2).normalized()
+    assert odds_of(same) is odds_of(q._replace(attack_difficulty=2))
+    assert q.normalized() == q._replace(soak_difficulty=6, defense_difficulty=2)
 
 
 # ---------------------------------------------------------------------------

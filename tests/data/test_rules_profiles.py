@@ -17,7 +17,7 @@ from vtm_sim.data.rules import PROFILES, RuleSet, load_rules
 from vtm_sim.data.tables import DamageType, load_tables
 from vtm_sim.errors import ConfigError
 from vtm_sim.events import EventLog
-from vtm_sim.mechanics.attack import plan_attack, resolve_attack, soak_pool
+from vtm_sim.mechanics.attack import AttackChain, plan_attack, resolve_attack, soak_pool
 
 
 def test_both_profiles_load() -> None:
@@ -154,7 +154,7 @@ def test_DICE_5_specialty_variant_in_an_attack(
     plan = plan_attack(a, d, "punch", load_tables(), rules)
     assert plan is not None and plan.specialty
     log = EventLog()
-    out = resolve_attack(
+    out = resolve_attack(AttackChain(
         plan,
         a,
         d,
@@ -165,7 +165,7 @@ def test_DICE_5_specialty_variant_in_an_attack(
         dice_for(attack=faces, damage=[2] * 3, soak=[2]),
         log,
         1,
-    )
+    ))
     assert list(out.attack.faces) == faces
     assert out.attack.successes == successes
 

@@ -26,7 +26,7 @@ from vtm_sim.data.stat_blocks import StatBlock, load_stat_block
 from vtm_sim.data.tables import DamageType, WeaponClass, load_tables
 from vtm_sim.engine.battle import Fighter
 from vtm_sim.events import EventKind, EventLog
-from vtm_sim.mechanics.attack import plan_attack, resolve_attack
+from vtm_sim.mechanics.attack import AttackChain, plan_attack, resolve_attack
 from vtm_sim.mechanics.combatant import Combatant
 
 V20 = load_rules("v20")
@@ -114,7 +114,7 @@ def test_DMG_2_knife_example_attack_and_damage_as_printed() -> None:
     assert (plan.pool, plan.difficulty, plan.damage_base) == (6, 6, 5)
     assert plan.damage_type is DamageType.LETHAL
     log = EventLog()
-    out = resolve_attack(
+    out = resolve_attack(AttackChain(
         plan,
         a,
         d,
@@ -125,7 +125,7 @@ def test_DMG_2_knife_example_attack_and_damage_as_printed() -> None:
         dice_for(attack=[2, 9, 9, 6, 2, 5], damage=[7, 2, 1, 2, 6, 9, 7], soak=[]),
         log,
         1,
-    )
+    ))
     assert out.attack.successes == 3
     assert out.damage is not None and (out.damage.pool, out.damage.successes) == (7, 4)
     assert out.levels == 4
@@ -151,7 +151,7 @@ def test_DEF_1_knife_example_with_the_dodge_as_the_rules_read_it() -> None:
     plan = plan_attack(a, d, "weapon_strike", load_tables(), V20)
     assert plan is not None
     log = EventLog()
-    out = resolve_attack(
+    out = resolve_attack(AttackChain(
         plan,
         a,
         d,
@@ -164,7 +164,7 @@ def test_DEF_1_knife_example_with_the_dodge_as_the_rules_read_it() -> None:
         ),
         log,
         1,
-    )
+    ))
     assert out.defense is not None and (out.defense.pool, out.defense.successes) == (5, 1)
     assert out.net == 2
     assert out.damage is not None and (out.damage.pool, out.damage.successes) == (6, 3)
@@ -211,7 +211,7 @@ def test_ATK_5_ak47_damage_7_and_extra_successes_add() -> None:
     t = combatant(block("t"), 1, 1, 30.0)
     plan = plan_attack(a, t, "single_shot", load_tables(), V20)
     assert plan is not None and (plan.pool, plan.damage_base) == (7, 7)
-    out = resolve_attack(
+    out = resolve_attack(AttackChain(
         plan,
         a,
         t,
@@ -222,7 +222,7 @@ def test_ATK_5_ak47_damage_7_and_extra_successes_add() -> None:
         dice_for(attack=[6, 7, 8, 9, 6, 7, 2], damage=[2] * 12),
         EventLog(),
         1,
-    )
+    ))
     assert out.net == 6
     assert out.damage is not None and out.damage.pool == 12
 

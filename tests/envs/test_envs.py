@@ -17,7 +17,7 @@ from gymnasium.utils.env_checker import check_env
 import envs
 from envs.actions import ActionCatalog, CatalogError, passive_choice
 from envs.env import VtmEnv
-from envs.observation import OBS_VERSION
+from envs.match import MatchConfig
 from vtm_sim.core.choices import (
     AbortMethod,
     Action,
@@ -30,6 +30,7 @@ from vtm_sim.core.choices import (
     Defense,
     DefenseKind,
 )
+from vtm_sim.data.formats import OBS_VERSION
 from vtm_sim.data.tables import load_tables
 from vtm_sim.errors import IllegalActionError
 from vtm_sim.events import EventKind
@@ -390,6 +391,26 @@ def test_one_shaping_default_for_every_env() -> None:
     assert envs.DEFAULT_SHAPING == 0.0  # the outcome alone: +1 win, -1 loss, 0 draw
     assert gym.make("vtm_sim/Duel-v0").unwrapped.shaping == envs.DEFAULT_SHAPING  # type: ignore[attr-defined]
     assert VtmParallelEnv().shaping == VtmAECEnv().match.shaping == envs.DEFAULT_SHAPING
+
+
+def test_every_env_runs_its_match_on_one_config_with_the_same_defaults() -> None:
+    """The three envs build one MatchConfig from their keywords, its defaults theirs."""
+    from envs.aec import VtmAECEnv
+    from envs.multi import VtmParallelEnv
+
+    assert VtmEnv().config == VtmParallelEnv().config == VtmAECEnv().config == MatchConfig()
+    env = VtmEnv(obs_mode="dict", illegal_action="raise", illegal_penalty=-1, shaping=0.5,
+                 skip_forced=False, turn_limit=3, render_mode="ansi")
+    assert env.config == MatchConfig("dict", "raise", -1, 0.5, False, 3, "ansi")
+    assert env.match.config is env.config
+    assert VtmParallelEnv(shaping=0.5, max_steps=9).config == MatchConfig(shaping=0.5)
+    for bad, why in (({"obs_mode": "grid"}, "obs_mode 'grid'"),
+                     ({"illegal_action": "ignore"}, "illegal_action 'ignore'"),
+                     ({"render_mode": "human"}, "render_mode 'human'")):
+        with pytest.raises(ValueError, match=why):
+            MatchConfig(**bad)  # type: ignore[arg-type]
+        with pytest.raises(ValueError, match=why):
+            VtmAECEnv(**bad)
 
 
 def test_action_masks_on_a_gym_make_env() -> None:

@@ -28,12 +28,13 @@ from vtm_sim.core.choices import (
     Declaration,
 )
 from vtm_sim.core.health import Status
+from vtm_sim.data.formats import STATE_FORMAT
 from vtm_sim.engine.battle import Battle
 from vtm_sim.errors import ConfigError
 from vtm_sim.events import EventKind, EventLog
 from vtm_sim.files.replay import replay
 from vtm_sim.files.scenarios import load_scenario
-from vtm_sim.files.state_files import MACHINE_FORMAT, read_state
+from vtm_sim.files.state_files import read_state
 from vtm_sim.policies.nearest import NearestEnemyPolicy
 from vtm_sim.policies.play import play
 
@@ -509,7 +510,7 @@ def test_a_machine_written_state_goes_to_battle_from_state(
             got.append((data, seed))
             return sentinel
 
-    data = {"format": MACHINE_FORMAT, "anything": [1, 2]}
+    data = {"format": STATE_FORMAT, "anything": [1, 2]}
     p = tmp_path / "saved.json"
     p.write_text(json.dumps(data), encoding="utf-8")
     monkeypatch.setattr(vtm_sim.files.state_files, "Battle", FakeBattle)

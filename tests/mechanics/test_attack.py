@@ -33,6 +33,7 @@ from vtm_sim.data.tables import DamageType, WeaponClass, load_tables
 from vtm_sim.engine.battle import Battle, Fighter
 from vtm_sim.events import EventKind, EventLog
 from vtm_sim.mechanics.attack import (
+    AttackChain,
     AttackOutcome,
     AttackPlan,
     defense_pool,
@@ -107,9 +108,9 @@ def resolve(
     **faces: list[int],
 ) -> tuple[AttackOutcome, EventLog]:
     log = EventLog()
-    out = resolve_attack(
+    out = resolve_attack(AttackChain(
         p, a, d, defense, penalty, difficulty, rules, dice_for(**faces), log, turn=1
-    )
+    ))
     return out, log
 
 

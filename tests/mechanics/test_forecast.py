@@ -10,8 +10,14 @@ from vtm_sim.data.stat_blocks import StatBlockSpec, build_stat_block
 from vtm_sim.data.tables import load_tables
 from vtm_sim.mechanics.attack import plan_attack
 from vtm_sim.mechanics.combatant import Combatant
-from vtm_sim.mechanics.forecast import best_defense, expected, plan_odds
-from vtm_sim.mechanics.odds import attack_odds
+from vtm_sim.mechanics.forecast import (
+    best_defense,
+    expected,
+    plan_hit_chance,
+    plan_odds,
+    plan_query,
+)
+from vtm_sim.mechanics.odds import OddsQuery, attack_odds, hit_chance_of, odds_of
 
 T = load_tables()
 V20 = load_rules("v20")
@@ -66,3 +72,20 @@ def test_DEF_1_best_defense_and_its_pool_in_the_odds() -> None:
     )
     assert dist == pytest.approx(want)
     assert expected(dist) < expected(plan_odds(punch, dancer, V20))
+
+
+def test_DEF_1_plan_query_is_the_one_query_of_the_odds_and_the_hit_chance() -> None:
+    """plan_odds and plan_hit_chance ask the odds of one OddsQuery, plan_query's."""
+    boxer = fighter(0, attributes={"dexterity": 3}, abilities={"brawl": 3})
+    dancer = fighter(1, attributes={"dexterity": 4}, abilities={"dodge": 4},
+                     specialties={"dodge": "sidestep"})
+    punch = plan_attack(boxer, dancer, "punch", T, V20)
+    assert punch is not None
+    q = plan_query(punch, dancer, V20, DefenseKind.DODGE, defense_extra=1, willpower=True)
+    assert q == OddsQuery(attack_pool=6, attack_difficulty=6, damage_base=1,
+                          attack_willpower=True, defense_pool=8, defense_difficulty=7,
+                          defense_specialty=V20.specialty, soak_pool=1)
+    assert plan_odds(punch, dancer, V20, DefenseKind.DODGE, defense_extra=1,
+                     willpower=True) is odds_of(q)
+    assert plan_hit_chance(punch, dancer, V20, DefenseKind.DODGE, defense_extra=1,
+                           willpower=True) == hit_chance_of(q)

@@ -40,7 +40,13 @@ from vtm_sim.data.stat_blocks import StatBlock
 from vtm_sim.data.tables import DamageType, load_tables
 from vtm_sim.engine.battle import Fighter
 from vtm_sim.events import EventKind, EventLog
-from vtm_sim.mechanics.attack import legal_defenses, plan_attack, resolve_attack, soak_pool
+from vtm_sim.mechanics.attack import (
+    AttackChain,
+    legal_defenses,
+    plan_attack,
+    resolve_attack,
+    soak_pool,
+)
 from vtm_sim.mechanics.blood import NO_BLOOD, blood_budget, blood_options
 from vtm_sim.mechanics.movement import carry_limit
 
@@ -397,7 +403,8 @@ def test_SOAK_3_torch_fire_soak_by_profile(rules: Any, who: StatBlock, pool: int
     assert p is not None and p.damage_type is AGG and p.weapon.elemental
     faces = dict(attack=successes(1, 5), damage=[7, 7], soak=[FILLER] * pool)
     log = EventLog()
-    out = resolve_attack(p, a, d, DefenseKind.NONE, 0, 6, rules, dice_for(**faces), log, 1)
+    out = resolve_attack(
+        AttackChain(p, a, d, DefenseKind.NONE, 0, 6, rules, dice_for(**faces), log, 1))
     (soak,) = [e for e in log.events if e["e"] == EventKind.ROLL and e["what"] == "soak"]
     assert soak["pool"] == pool
     assert out.levels == 2 and d.health.aggravated == 2

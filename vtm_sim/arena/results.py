@@ -18,6 +18,7 @@ from vtm_sim.arena.intervals import wilson
 from vtm_sim.arena.outcomes import Outcomes
 from vtm_sim.arena.tournament import Setup, battle_order, pairings, record_key, sides
 from vtm_sim.data.config import config_dir
+from vtm_sim.data.formats import RESULTS_FORMAT
 from vtm_sim.files.scenarios import Scenario
 
 DIGITS = 6  # floats in results.json: enough for any table, stable to read
@@ -173,7 +174,7 @@ def summarize(setup: Setup, scenarios: Sequence[Scenario],
                           for s, t in zip(side_list, seat_tallies, strict=True)],
             })
     return {
-        "format": 1,
+        "format": RESULTS_FORMAT,
         **setup.to_json(),
         "scenarios": [_scenario_json(sc) for sc in scenarios],
         "games": len(recs),

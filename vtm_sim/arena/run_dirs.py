@@ -24,9 +24,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import ConfigDict, ValidationError
 
 from vtm_sim.arena.tournament import BattleKey, Setup, battle_order, record_key
+from vtm_sim.data.config import StrictModel
+from vtm_sim.data.formats import RUN_DIR_FORMAT
 from vtm_sim.errors import ConfigError
 from vtm_sim.files.scenarios import Scenario
 
@@ -40,10 +42,10 @@ OPTION = {"scenarios": "SCENARIO", "policies": "--policies", "battles": "--battl
           "seed": "--seed"}
 
 
-class BattleRecord(BaseModel):
+class BattleRecord(StrictModel):
     """One line of battles.jsonl."""
 
-    model_config = ConfigDict(extra="forbid", strict=True, frozen=True, defer_build=True)
+    model_config = ConfigDict(strict=True)  # and StrictModel's
 
     scenario: str
     index: int
@@ -72,7 +74,7 @@ class RunDir:
         self.battles = self.path / BATTLES
 
     def _manifest(self, setup: Setup, scenarios: Sequence[Scenario]) -> dict[str, Any]:
-        return {"format": 1, "setup": setup.to_json(),
+        return {"format": RUN_DIR_FORMAT, "setup": setup.to_json(),
                 "scenario_sha256": {sc.name: scenario_sha256(sc) for sc in scenarios}}
 
     def start(self, setup: Setup, scenarios: Sequence[Scenario], *,

@@ -238,8 +238,8 @@ def evaluate_cmd(model: str, env_id: str | None, opponents: str, episodes: int, 
     """
     from agents.evaluation import evaluate_named
     from envs.actions import ActionCatalog
-    from envs.observation import OBS_VERSION
     from vtm_sim.arena.backends import backend
+    from vtm_sim.data.formats import OBS_VERSION
 
     model = model.removeprefix("model:")
     agent = _load(model)

@@ -11,11 +11,19 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import yaml
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, ConfigDict, ValidationError
 
 from vtm_sim.errors import ConfigError
 
 M = TypeVar("M", bound=BaseModel)
+
+
+class StrictModel(BaseModel):
+    """The base of every model read from a file: unknown keys are errors, a read model
+    is frozen, and its schema is built on first use (keeps imports fast)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
+
 # libyaml's parser when PyYAML was built with it (about 10x faster on the tables); the
 # constructor is the same safe one, so a file that parses gives the same data
 _FAST_LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)

@@ -6,17 +6,15 @@ from functools import cache
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
 from vtm_sim.core.dice import SpecialtyRule
-from vtm_sim.data.config import config_dir, load_yaml, validate
+from vtm_sim.data.config import StrictModel, config_dir, load_yaml, validate
 from vtm_sim.errors import ConfigError
 
 
-class RuleSet(BaseModel):
+class RuleSet(StrictModel):
     """A rules profile. Field comments name the rule each option settles."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
     name: str
     specialty_rule: Literal["explode", "double"] = "explode"  # DICE-5

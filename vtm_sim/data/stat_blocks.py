@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import Field, field_validator
 
 from vtm_sim.core.sheet import Kind, StatBlock
-from vtm_sim.data.config import config_dir, load_yaml, validate
+from vtm_sim.data.config import StrictModel, config_dir, load_yaml, validate
 from vtm_sim.data.tables import Tables, load_tables
 from vtm_sim.errors import ConfigError
 
@@ -61,9 +61,7 @@ def _check_keys(value: dict[str, int], allowed: tuple[str, ...], what: str) -> d
     return value
 
 
-class StatBlockSpec(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
-
+class StatBlockSpec(StrictModel):
     name: str = Field(min_length=1)
     kind: Kind = Kind.MORTAL
     generation: int | None = Field(default=None, ge=3, le=15)

@@ -8,7 +8,7 @@ from functools import cache
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import ConfigDict, Field, model_validator
 
 from vtm_sim.core.maneuvers import (
     HAND_USES,
@@ -22,7 +22,7 @@ from vtm_sim.core.maneuvers import (
     maneuver,
 )
 from vtm_sim.core.weapons import DAMAGE_TYPES, UNARMED, Armor, DamageType, Weapon, WeaponClass
-from vtm_sim.data.config import config_dir, load_yaml, validate
+from vtm_sim.data.config import StrictModel, config_dir, load_yaml, validate
 from vtm_sim.errors import ConfigError
 
 # (the weapon types live in vtm_sim.core.weapons, compiled with the hot modules)
@@ -57,12 +57,9 @@ __all__ = [
 ]
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True,
-                              defer_build=True)
+class WeaponSpec(StrictModel):
+    model_config = ConfigDict(populate_by_name=True)  # ``cls`` is read from ``class``
 
-
-class WeaponSpec(_Strict):
     cls: Literal["unarmed", "melee", "thrown", "firearm", "bow", "crossbow"] = Field(alias="class")
     damage: int | None = Field(default=None, ge=0, le=20)
     strength_bonus: int | None = Field(default=None, ge=-2, le=10)
@@ -78,40 +75,40 @@ class WeaponSpec(_Strict):
     elemental: bool = False  # SOAK-3/SOAK-4: fire (or sunlight): armor does not help
 
 
-class ArmorSpec(_Strict):
+class ArmorSpec(StrictModel):
     rating: int = Field(ge=0, le=10)
     penalty: int = Field(ge=0, le=10)
 
 
-class HealthLevelSpec(_Strict):
+class HealthLevelSpec(StrictModel):
     name: str
     penalty: int = Field(ge=0, le=10)
     move: Literal["full", "half", "no_run", "fixed"]
     yards: int | None = Field(default=None, ge=0)
 
 
-class HealthTableSpec(_Strict):
+class HealthTableSpec(StrictModel):
     levels: list[HealthLevelSpec] = Field(min_length=2)
 
 
-class GenerationSpec(_Strict):
+class GenerationSpec(StrictModel):
     blood_pool: int = Field(ge=1)
     per_turn: int = Field(ge=1)
     trait_max: int = Field(ge=5, le=10)
 
 
-class SpeedSpec(_Strict):
+class SpeedSpec(StrictModel):
     base: int = Field(ge=0)
     per_dexterity: int = Field(ge=0)
 
 
-class MovementSpec(_Strict):
+class MovementSpec(StrictModel):
     walk: SpeedSpec
     jog: SpeedSpec
     run: SpeedSpec
 
 
-class DamageSpec(_Strict):
+class DamageSpec(StrictModel):
     strength: bool = False
     weapon: bool = False
     bonus: int = 0
@@ -121,8 +118,10 @@ class DamageSpec(_Strict):
 MishapTable = Literal["firearm", "bow", "crossbow", "thrown", "melee", "unarmed", "disarm"]
 
 
-class ManeuverSpec(_Strict):
+class ManeuverSpec(StrictModel):
     """One row of ``configs/maneuvers.yaml`` (its header documents every key)."""
+
+    model_config = ConfigDict(populate_by_name=True)  # ``cls`` is read from ``class``
 
     cls: ManeuverClass = Field(alias="class")
     weapon: WeaponUse
@@ -168,7 +167,7 @@ MishapEffect = Literal[
 ]
 
 
-class MishapTableSpec(_Strict):
+class MishapTableSpec(StrictModel):
     firearm: list[tuple[int, int, MishapEffect]]
     bow: list[tuple[int, int, MishapEffect]]
     crossbow: list[tuple[int, int, MishapEffect]]
@@ -185,14 +184,14 @@ class MishapTableSpec(_Strict):
         return None
 
 
-class FeedingSpec(_Strict):
+class FeedingSpec(StrictModel):
     feed_per_turn: int = Field(ge=1, le=20)
     mortal_vitae: int = Field(ge=1, le=50)
     ghoul_pool: int = Field(ge=1, le=50)
     ghoul_per_turn: int = Field(ge=1, le=10)
 
 
-class CalledShotRow(_Strict):
+class CalledShotRow(StrictModel):
     medium: tuple[int, int]
     small: tuple[int, int]
     tiny: tuple[int, int]

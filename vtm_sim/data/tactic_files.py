@@ -13,19 +13,17 @@ from functools import cache
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import Field, field_validator, model_validator
 
-from vtm_sim.data.config import config_dir, load_yaml, validate
+from vtm_sim.data.config import StrictModel, config_dir, load_yaml, validate
 from vtm_sim.data.tables import load_tables
 from vtm_sim.errors import ConfigError
 
 __all__ = ["Tactic", "load_tactic", "tactic_dir"]
 
 
-class Tactic(BaseModel):
+class Tactic(StrictModel):
     """A scripted NPC's rules of thumb (one tactic file)."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
     name: str = Field(description="What a Storyteller calls this NPC.")
     description: str = Field(default="", description="The tactic in a sentence or two.")

@@ -45,6 +45,7 @@ from vtm_sim.core.space import (
     ObstacleKind,
     Wall,
 )
+from vtm_sim.data.formats import LOG_VERSION, STATE_FORMAT, STATE_VERSION
 from vtm_sim.data.rules import RuleSet, load_rules, rules_json
 from vtm_sim.data.stat_blocks import StatBlock
 from vtm_sim.data.tables import Tables, Weapon, WeaponClass, load_tables
@@ -79,10 +80,7 @@ from vtm_sim.engine.positions import (
 )
 from vtm_sim.engine.queries import (
     ENGAGE_YARDS,
-    LOG_VERSION,
     REACH_SLACK,
-    STATE_FORMAT,
-    STATE_VERSION,
     PlanParts,
     action_penalty,
     approach,

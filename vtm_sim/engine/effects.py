@@ -285,7 +285,7 @@ AfterHit = Callable[["Battle", Combatant, Combatant], None]  # (battle, attacker
 class EffectRule:
     """What one maneuver effect does, by one function: once the hit is soaked and
     marked (``after_hit``, in battles), or in the damage's place (``instead``,
-    MAN-10, in every attack chain: ``resolve_attack``'s ``instead_of_damage``)."""
+    MAN-10, in every attack chain: ``AttackChain.instead_of_damage``)."""
 
     after_hit: AfterHit | None = None
     instead: InsteadOfDamage | None = None

@@ -43,6 +43,7 @@ from vtm_sim.events import (
 from vtm_sim.mechanics.attack import (
     BASE_DIFFICULTY,
     SPRAY_DODGE,
+    AttackChain,
     AttackOutcome,
     AttackPlan,
     DiceFor,
@@ -320,12 +321,13 @@ def resolve_exchange(
         atk = roll_attack(plan, a, s.rules, dice_for, log)
         shares = spray_shares(atk.successes, 1)
         log.emit(ActionEvent(a.id, "spray", {"targets": (d.id,), "shares": tuple(shares)}))
-        out = resolve_attack(plan, a, d, kind, 0, BASE_DIFFICULTY + SPRAY_DODGE, s.rules,
-                             dice_for, log, TURN, attack_roll=atk, successes=shares[0],
-                             spray=True, instead_of_damage=instead_of_damage(plan))
+        chain = AttackChain(plan, a, d, kind, 0, BASE_DIFFICULTY + SPRAY_DODGE, s.rules,
+                            dice_for, log, TURN, attack_roll=atk, successes=shares[0],
+                            spray=True, instead_of_damage=instead_of_damage(plan))
     else:
-        out = resolve_attack(plan, a, d, kind, 0, BASE_DIFFICULTY, s.rules, dice_for, log,
-                             TURN, instead_of_damage=instead_of_damage(plan))
+        chain = AttackChain(plan, a, d, kind, 0, BASE_DIFFICULTY, s.rules, dice_for, log,
+                            TURN, instead_of_damage=instead_of_damage(plan))
+    out = resolve_attack(chain)
     return ExchangeResult(a, d, s.distance, plan, kind, out, tuple(log.events))
 
 

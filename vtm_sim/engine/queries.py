@@ -40,9 +40,6 @@ from vtm_sim.mechanics.movement import approach_cost, burden
 if TYPE_CHECKING:
     from vtm_sim.engine.battle import Battle
 
-LOG_VERSION: Final = 2  # 2: chases and jumps (flee, chase, caught, escaped, jump events)
-STATE_FORMAT: Final = "vtm_sim.state"  # the "format" of a saved battle (Battle.to_state)
-STATE_VERSION: Final = 2  # 2: grips and aims saved as relations (vtm_sim.core.relations)
 ENGAGE_YARDS: Final = 2.0  # ATK-8: an enemy this close is engaging the character
 REACH_SLACK: Final = 0.01  # positions are rounded to 1/1000 yard: this close counts as in reach
 DODGE_YARDS: Final = 1.0  # DEF-5: room a dodge under fire needs to reach cover

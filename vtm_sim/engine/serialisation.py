@@ -13,11 +13,11 @@ from typing import TYPE_CHECKING, Any
 
 from vtm_sim.core.choices import DecisionKind, choice_from_json, shared
 from vtm_sim.core.dice import DiceSource, RngDice, dice_from_json
+from vtm_sim.data.formats import LOG_VERSION, STATE_FORMAT, STATE_VERSION
 from vtm_sim.data.rules import RuleSet
 from vtm_sim.data.stat_blocks import StatBlockSpec, build_stat_block
 from vtm_sim.data.tables import Tables, load_tables
 from vtm_sim.engine.flow import Frame
-from vtm_sim.engine.queries import LOG_VERSION, STATE_FORMAT, STATE_VERSION
 from vtm_sim.errors import ConfigError, DiceError, ReplayError, StateError
 from vtm_sim.events import BattleEvent, EventLog
 from vtm_sim.mechanics.combatant import Combatant

@@ -43,6 +43,7 @@ from vtm_sim.events import AbortEvent, AmmoEvent, AttackEvent, DefenseEvent, Mis
 from vtm_sim.mechanics.attack import (
     BASE_DIFFICULTY,
     SPRAY_DODGE,
+    AttackChain,
     AttackOutcome,
     AttackPlan,
     defense_pool,
@@ -169,9 +170,9 @@ def strike(b: Battle, c: Combatant, t: Combatant, plan: AttackPlan, wp: bool,
         mishap(b, c, plan, t)  # ATK-4, DICE-4, CPX-6
         return
     d_diff = BASE_DIFFICULTY + opponents_modifier(b, t) + physical_difficulty(b, t)
-    out = resolve_attack(plan, c, t, defense, d_pen, d_diff, b.rules, b.dice_for,
-                         b.log, b.turn, attack_roll=atk,
-                         instead_of_damage=instead_of_damage(plan))
+    out = resolve_attack(AttackChain(plan, c, t, defense, d_pen, d_diff, b.rules, b.dice_for,
+                                     b.log, b.turn, attack_roll=atk,
+                                     instead_of_damage=instead_of_damage(plan)))
     if defense is DefenseKind.DODGE and plan.ranged:
         dodge_to_cover(b, t)
     if out.hit:
@@ -217,10 +218,10 @@ def spray(b: Battle, c: Combatant, center: Combatant, plan: AttackPlan, wp: bool
     for t, share, (defense, d_pen) in zip(targets, shares, guards, strict=True):
         d_diff = (BASE_DIFFICULTY + opponents_modifier(b, t) + SPRAY_DODGE
                   + physical_difficulty(b, t))
-        out = resolve_attack(plan, c, t, defense, d_pen, d_diff, b.rules,
-                             b.dice_for, b.log, b.turn, attack_roll=atk,
-                             successes=share, spray=True,
-                             instead_of_damage=instead_of_damage(plan))
+        out = resolve_attack(AttackChain(plan, c, t, defense, d_pen, d_diff, b.rules,
+                                         b.dice_for, b.log, b.turn, attack_roll=atk,
+                                         successes=share, spray=True,
+                                         instead_of_damage=instead_of_damage(plan)))
         if defense is DefenseKind.DODGE:
             dodge_to_cover(b, t)
         if out.hit:

@@ -11,23 +11,19 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import Field, model_validator
 
 from vtm_sim.core.dice import DiceSource
 from vtm_sim.core.space import CoverLevel, CoverZone, Lighting, Obstacle, ObstacleKind, Wall
 from vtm_sim.core.space import Field as Battlefield
-from vtm_sim.data.config import config_dir, load_yaml, validate
+from vtm_sim.data.config import StrictModel, config_dir, load_yaml, validate
 from vtm_sim.data.rules import RuleSet, load_rules
 from vtm_sim.data.stat_blocks import StatBlock, load_stat_block
 from vtm_sim.engine.battle import Battle, Fighter
 from vtm_sim.errors import ConfigError
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
-
-
-class CombatantSpec(_Strict):
+class CombatantSpec(StrictModel):
     sheet: str
     side: int = Field(ge=0, le=7)
     at: tuple[float, float] = (0.0, 0.0)
@@ -35,14 +31,14 @@ class CombatantSpec(_Strict):
     blinded: bool = False
 
 
-class CoverSpec(_Strict):
+class CoverSpec(StrictModel):
     name: str = "cover"
     at: tuple[float, float]
     radius: float = Field(gt=0, le=50)
     level: Literal["light", "good", "superior"]
 
 
-class ObstacleSpec(_Strict):
+class ObstacleSpec(StrictModel):
     """MOVE-3: a gap to jump across or a low obstacle to jump over, along a segment."""
 
     name: str = Field(default="obstacle", min_length=1)
@@ -87,12 +83,12 @@ def obstacles_of(specs: list[ObstacleSpec], source: Path, key: str = "obstacles"
     return tuple(o.obstacle() for o in specs)
 
 
-class AmbushSpec(_Strict):
+class AmbushSpec(StrictModel):
     attacker: int = Field(ge=0)
     target: int = Field(ge=0)
 
 
-class ScenarioSpec(_Strict):
+class ScenarioSpec(StrictModel):
     title: str
     description: str = ""
     rules: str = "v20"

@@ -33,12 +33,13 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import Field, field_validator
 
 from vtm_sim.core.health import Status
 from vtm_sim.core.relations import Aim, Chase, Grip, GripKind, Pursuer
 from vtm_sim.core.space import Obstacle, ObstacleKind
-from vtm_sim.data.config import load_yaml, validate
+from vtm_sim.data.config import StrictModel, load_yaml, validate
+from vtm_sim.data.formats import STATE_FORMAT
 from vtm_sim.data.stat_blocks import Kind
 from vtm_sim.engine.battle import Battle
 from vtm_sim.engine.positions import ADJACENT_YARDS
@@ -48,11 +49,9 @@ from vtm_sim.files.scenarios import ObstacleSpec, Scenario, load_scenario, obsta
 from vtm_sim.mechanics.attack import SHOOTING
 from vtm_sim.mechanics.combatant import Combatant
 
-MACHINE_FORMAT = "vtm_sim.state"  # the top-level "format" of a machine-written state
 UNARMED = "unarmed"
 
 __all__ = [
-    "MACHINE_FORMAT",
     "CombatantState",
     "LoadedState",
     "Override",
@@ -68,11 +67,7 @@ __all__ = [
 # --- the file as written (names) ------------------------------------------------
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
-
-
-class DamageSpec(_Strict):
+class DamageSpec(StrictModel):
     """Boxes of the health track already filled, by damage type (DMG-7)."""
 
     bashing: int = Field(default=0, ge=0, le=50)
@@ -80,14 +75,14 @@ class DamageSpec(_Strict):
     aggravated: int = Field(default=0, ge=0, le=50)
 
 
-class AimSpec(_Strict):
+class AimSpec(StrictModel):
     """RNG-7: aiming at ``target`` for ``dice`` dice so far; this turn may continue it."""
 
     target: str
     dice: int = Field(default=1, ge=1, le=10)
 
 
-class FleeingSpec(_Strict):
+class FleeingSpec(StrictModel):
     """MOVE-4: a chase in progress with this combatant the quarry."""
 
     successes: int = Field(ge=0, le=100, description="its total so far, the lead's included")
@@ -95,7 +90,7 @@ class FleeingSpec(_Strict):
                        description="turns run so far (chase rolls made: a mortal tires)")
 
 
-class PursuingSpec(_Strict):
+class PursuingSpec(StrictModel):
     """MOVE-4: running after ``target`` (who is fleeing) in a chase in progress."""
 
     target: str
@@ -104,7 +99,7 @@ class PursuingSpec(_Strict):
                        description="turns run so far (chase rolls made: a mortal tires)")
 
 
-class CombatantState(_Strict):
+class CombatantState(StrictModel):
     """What differs from a fresh start for one combatant (all keys optional)."""
 
     damage: DamageSpec | None = None
@@ -148,7 +143,7 @@ class CombatantState(_Strict):
         raise ValueError(f"expected a combatant's name or a direction [dx, dy] (got {v!r})")
 
 
-class StateSpec(_Strict):
+class StateSpec(StrictModel):
     """A hand-written state file: a scenario and what differs from its start."""
 
     scenario: str = Field(min_length=1,
@@ -185,7 +180,7 @@ class StateSpec(_Strict):
 # --- the same situation by ids (what the log header records) ---------------------
 
 
-class Override(_Strict):
+class Override(StrictModel):
     """One combatant's changes from a fresh start, by ids and weapon indices."""
 
     id: int = Field(ge=0)
@@ -209,7 +204,7 @@ class Override(_Strict):
     pursuing: tuple[int, int, int] | None = None  # MOVE-4: quarry id, successes, rolls
 
 
-class Standing(_Strict):
+class Standing(StrictModel):
     """The turn about to start, the initiative given (id, total) and the overrides."""
 
     turn: int = Field(ge=1)
@@ -391,7 +386,7 @@ def read_state(path: str | Path, *, seed: int | None = None) -> LoadedState:
     """Read and check a state file; a hand-written state's battle is not begun yet."""
     p = Path(path)
     data = _read(p)
-    if isinstance(data, dict) and data.get("format") == MACHINE_FORMAT:
+    if isinstance(data, dict) and data.get("format") == STATE_FORMAT:
         return LoadedState(p, _from_machine_state(p, data, seed), True)
     spec = validate(StateSpec, data, p)
     scenario = _scenario(p, spec.scenario)
@@ -426,7 +421,7 @@ def _from_machine_state(p: Path, data: dict[str, Any], seed: int | None) -> Batt
     from_state = getattr(Battle, "from_state", None)
     if from_state is None:
         raise ConfigError(
-            f"{p}: format: a machine-written state ({MACHINE_FORMAT}) needs "
+            f"{p}: format: a machine-written state ({STATE_FORMAT}) needs "
             "Battle.from_state, which this version of vtm_sim lacks"
         )
     try:
@@ -434,7 +429,7 @@ def _from_machine_state(p: Path, data: dict[str, Any], seed: int | None) -> Batt
     except ConfigError as exc:
         raise ConfigError(f"{p}: {exc}") from None
     except (KeyError, TypeError, ValueError) as exc:
-        raise ConfigError(f"{p}: not a readable {MACHINE_FORMAT} state ({exc})") from None
+        raise ConfigError(f"{p}: not a readable {STATE_FORMAT} state ({exc})") from None
     return battle
 
 

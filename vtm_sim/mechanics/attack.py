@@ -520,36 +520,85 @@ def roll_defense(defender: Combatant, defense: DefenseKind, penalty: int, diffic
                  difficulty, dice_for, specialty=spec_rule)
 
 
-def resolve_attack(
-    plan: AttackPlan,
-    attacker: Combatant,
-    defender: Combatant,
-    defense: DefenseKind,
-    defense_penalty: int,
-    defense_difficulty: int,
-    rules: RuleSet,
-    dice_for: DiceFor,
-    log: EventLog,
-    turn: int,
-    *,
-    willpower: bool = False,
-    elemental: bool | None = None,
-    attack_roll: Roll | None = None,
-    successes: int | None = None,
-    spray: bool = False,
-    instead_of_damage: InsteadOfDamage | None = None,
-) -> AttackOutcome:
+# Built once per attack (per target of a spray) on the hot path: not frozen (a frozen
+# dataclass costs several times more to build) and with its own __init__ (mypyc compiles
+# that one; the generated one stays Python); read-only by convention.
+@dataclass(slots=True, init=False)
+class AttackChain:
+    """One attack against one defender, as :func:`resolve_attack` rolls it.
+
+    ``defense_penalty`` and ``defense_difficulty`` are the defense roll's dice lost
+    and difficulty; ``turn`` is the battle's (a stun lasts to the next). With
+    ``willpower`` the attack roll spends a Willpower point (DICE-8); ``elemental``
+    overrides the weapon's (fire and sunlight, SOAK-3). ``attack_roll``/``successes``
+    let autofire spray hand each target its share of one roll; with ``spray`` the share
+    left after the target's dodge is added to the damage pool whole (RNG-6, as 000
+    words it). ``instead_of_damage`` is the plan's effect when it may take the
+    damage's place (MAN-10; ``vtm_sim.engine.effects.instead_of_damage(plan)``).
+    """
+
+    plan: AttackPlan
+    attacker: Combatant
+    defender: Combatant
+    defense: DefenseKind
+    defense_penalty: int
+    defense_difficulty: int
+    rules: RuleSet
+    dice_for: DiceFor
+    log: EventLog
+    turn: int
+    willpower: bool = False
+    elemental: bool | None = None
+    attack_roll: Roll | None = None
+    successes: int | None = None
+    spray: bool = False
+    instead_of_damage: InsteadOfDamage | None = None
+
+    def __init__(
+        self, plan: AttackPlan, attacker: Combatant, defender: Combatant, defense: DefenseKind,
+        defense_penalty: int, defense_difficulty: int, rules: RuleSet, dice_for: DiceFor,
+        log: EventLog, turn: int, *, willpower: bool = False, elemental: bool | None = None,
+        attack_roll: Roll | None = None, successes: int | None = None, spray: bool = False,
+        instead_of_damage: InsteadOfDamage | None = None,
+    ) -> None:
+        self.plan = plan
+        self.attacker = attacker
+        self.defender = defender
+        self.defense = defense
+        self.defense_penalty = defense_penalty
+        self.defense_difficulty = defense_difficulty
+        self.rules = rules
+        self.dice_for = dice_for
+        self.log = log
+        self.turn = turn
+        self.willpower = willpower
+        self.elemental = elemental
+        self.attack_roll = attack_roll
+        self.successes = successes
+        self.spray = spray
+        self.instead_of_damage = instead_of_damage
+
+
+def resolve_attack(chain: AttackChain) -> AttackOutcome:
     """Roll an attack through the whole chain and apply it to the defender.
 
-    ``attack_roll``/``successes`` let autofire spray hand each target its
-    share of one roll; with ``spray`` the share left after the target's dodge
-    is added to the damage pool whole (RNG-6, as 000 words it).
-    ``instead_of_damage`` is the plan's effect when it may take the damage's
-    place (MAN-10; ``vtm_sim.engine.effects.instead_of_damage(plan)``): given the net
-    attack successes or the damage successes, as ``disarm_successes`` says.
+    The attack roll (unless ``chain.attack_roll`` is given), the defense roll, then
+    damage and soak (:class:`AttackChain` says what each field does). The effect
+    that may take the damage's place (MAN-10) is given the net attack successes or
+    the damage successes, as ``disarm_successes`` says.
     """
+    plan = chain.plan
+    attacker = chain.attacker
+    defender = chain.defender
+    defense = chain.defense
+    rules = chain.rules
+    dice_for = chain.dice_for
+    log = chain.log
+    turn = chain.turn
+    attack_roll = chain.attack_roll
+    successes = chain.successes
     a = attack_roll if attack_roll is not None else roll_attack(
-        plan, attacker, rules, dice_for, log, willpower=willpower)
+        plan, attacker, rules, dice_for, log, willpower=chain.willpower)
     got = a.successes if successes is None else successes
     if plan.auto_hit:
         got = max(1, got)  # CPX-3: cannot miss a completely immobilized target
@@ -557,8 +606,8 @@ def resolve_attack(
     net = got
     parry_counter = defense is DefenseKind.PARRY and plan.weapon.cls is WeaponClass.UNARMED
     if defense is not DefenseKind.NONE and (got > 0 or parry_counter):  # DEF-6 needs the roll
-        d_roll = roll_defense(defender, defense, defense_penalty, defense_difficulty, rules,
-                              dice_for, log)
+        d_roll = roll_defense(defender, defense, chain.defense_penalty,
+                              chain.defense_difficulty, rules, dice_for, log)
         net -= d_roll.successes  # DEF-1
         if (
             defense is DefenseKind.PARRY and plan.weapon.cls is WeaponClass.UNARMED
@@ -567,13 +616,14 @@ def resolve_attack(
         ):
             _parry_counter(defender, attacker, -net, rules, dice_for, log, turn)
     dtype = effective_damage_type(plan.damage_type, plan.weapon, defender, rules)
+    elemental = chain.elemental
     if elemental is None:
         elemental = plan.weapon.elemental
     if net < 1 or got == 0:
         log.emit(MissEvent(attacker.id, defender.id, max(net, 0)))
         return AttackOutcome(a, d_roll, None, None, max(net, 0), 0, dtype, False)
     log.emit(HitEvent(attacker.id, defender.id, net))
-    instead = instead_of_damage  # MAN-10: disarm_successes says which successes count
+    instead = chain.instead_of_damage  # MAN-10: disarm_successes says which successes count
     if instead is not None and rules.disarm_successes == "attack" and instead(
         defender, attacker, net, log
     ):
@@ -581,7 +631,7 @@ def resolve_attack(
     if plan.no_damage:
         return AttackOutcome(a, d_roll, None, None, net, 0, dtype, False)
     # ATK-5: each success beyond the first adds a die (RNG-6 spray: the whole share)
-    extra = net if spray else (net - 1 if plan.extra_successes_add else 0)
+    extra = net if chain.spray else (net - 1 if plan.extra_successes_add else 0)
     dmg_pool = max(1, plan.damage_base + extra)  # DMG-2, DMG-3
     dmg, dealt = roll_damage(attacker.id, dmg_pool, plan.damage_auto, dice_for, log)
     if instead is not None and rules.disarm_successes == "damage" and instead(

@@ -1,8 +1,8 @@
 """Exact odds of an attack plan against a defender (the plan meets :mod:`vtm_sim.mechanics.odds`).
 
-One place turns an :class:`~vtm_sim.mechanics.attack.AttackPlan` and the defender's
-state into the arguments of :func:`vtm_sim.mechanics.odds.attack_odds`: the defense
-pool and its specialty, the damage type after DMG-4, the soak pool (SOAK-*,
+One place, :func:`plan_query`, turns an :class:`~vtm_sim.mechanics.attack.AttackPlan`
+and the defender's state into the :class:`~vtm_sim.mechanics.odds.OddsQuery` of its
+odds: the defense pool and its specialty, the damage type after DMG-4, the soak pool (SOAK-*,
 fire), vampires' halving of bashing (DMG-5), Potence's damage successes
 (VAMP-5) and a lone target in a spray (RNG-6). The ``attack --odds``
 command, tactic cards and the tactician all read their numbers here.
@@ -13,7 +13,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from vtm_sim.core.choices import DefenseKind
-from vtm_sim.core.dice import SpecialtyRule
 from vtm_sim.data.rules import RuleSet
 from vtm_sim.data.tables import DamageType
 from vtm_sim.mechanics.attack import (
@@ -27,7 +26,51 @@ from vtm_sim.mechanics.attack import (
     soak_pool,
 )
 from vtm_sim.mechanics.combatant import Combatant
-from vtm_sim.mechanics.odds import attack_odds, hit_chance
+from vtm_sim.mechanics.odds import OddsQuery, hit_chance_of, odds_of
+
+
+def plan_query(
+    plan: AttackPlan,
+    defender: Combatant,
+    rules: RuleSet,
+    defense: DefenseKind = DefenseKind.NONE,
+    *,
+    defense_penalty: int = 0,
+    defense_extra: int = 0,
+    willpower: bool = False,
+) -> OddsQuery:
+    """The odds query of ``plan`` against ``defender`` (arguments as :func:`plan_odds`)."""
+    return _query(plan, defender, rules, defense, defense_penalty, defense_extra, willpower)
+
+
+def _query(plan: AttackPlan, defender: Combatant, rules: RuleSet, defense: DefenseKind,
+           defense_penalty: int, defense_extra: int, willpower: bool) -> OddsQuery:
+    """:func:`plan_query`, called positionally on the tactician's path."""
+    spray = plan.area > 0  # RNG-6: a lone target in the area of fire
+    d_pool, d_spec = 0, None
+    if defense is not DefenseKind.NONE:
+        d_pool = defense_pool(defender, defense, defense_penalty)
+        if defender.stats.has_specialty(DEFENSE_ABILITY[defense]):
+            d_spec = rules.specialty
+    dtype = effective_damage_type(plan.damage_type, plan.weapon, defender, rules)
+    return OddsQuery(  # positional, in field order: with keywords it costs 3x as much
+        plan.pool,  # attack_pool
+        plan.difficulty,  # attack_difficulty
+        plan.damage_base,  # damage_base
+        rules.specialty if plan.specialty else None,  # attack_specialty
+        willpower,  # attack_willpower
+        d_pool,  # defense_pool
+        BASE_DIFFICULTY + defense_extra + (SPRAY_DODGE if spray else 0),  # defense_difficulty
+        d_spec,  # defense_specialty
+        BASE_DIFFICULTY,  # damage_difficulty
+        plan.extra_successes_add,  # extra_successes_add
+        soak_pool(defender, dtype, rules, elemental=plan.weapon.elemental),  # soak_pool
+        BASE_DIFFICULTY,  # soak_difficulty
+        dtype is DamageType.BASHING and defender.vampire,  # halve (DMG-5)
+        plan.auto_hit,  # auto_hit
+        plan.damage_auto,  # damage_auto
+        spray,  # lone_spray
+    )
 
 
 def plan_odds(
@@ -46,37 +89,8 @@ def plan_odds(
     opponents, CPX-1 blind, ...); ``willpower``: the attack spends a Willpower
     point (DICE-8).
     """
-    spray, d_pool, d_diff, d_spec = _defense_side(plan, defender, rules, defense,
-                                                  defense_penalty, defense_extra)
-    dtype = effective_damage_type(plan.damage_type, plan.weapon, defender, rules)
-    return attack_odds(
-        attack_pool=plan.pool,
-        attack_difficulty=plan.difficulty,
-        attack_specialty=rules.specialty if plan.specialty else None,
-        attack_willpower=willpower,
-        defense_pool=d_pool,
-        defense_difficulty=d_diff,
-        defense_specialty=d_spec,
-        damage_base=plan.damage_base,
-        extra_successes_add=plan.extra_successes_add,
-        soak_pool=soak_pool(defender, dtype, rules, elemental=plan.weapon.elemental),
-        halve=dtype is DamageType.BASHING and defender.vampire,  # DMG-5
-        auto_hit=plan.auto_hit,
-        damage_auto=plan.damage_auto,
-        lone_spray=spray,
-    )
-
-
-def _defense_side(plan: AttackPlan, defender: Combatant, rules: RuleSet, defense: DefenseKind,
-                  penalty: int, extra: int) -> tuple[bool, int, int, SpecialtyRule | None]:
-    """(lone spray, defense pool, its difficulty, its specialty rule) of an exchange."""
-    spray = plan.area > 0  # RNG-6: a lone target in the area of fire
-    d_pool, d_spec = 0, None
-    if defense is not DefenseKind.NONE:
-        d_pool = defense_pool(defender, defense, penalty)
-        if defender.stats.has_specialty(DEFENSE_ABILITY[defense]):
-            d_spec = rules.specialty
-    return spray, d_pool, BASE_DIFFICULTY + extra + (SPRAY_DODGE if spray else 0), d_spec
+    return odds_of(_query(plan, defender, rules, defense, defense_penalty, defense_extra,
+                          willpower))
 
 
 def plan_hit_chance(
@@ -91,15 +105,8 @@ def plan_hit_chance(
 ) -> float:
     """P(``plan``'s net successes beat ``defender``'s ``defense``): the chance to hit
     (arguments as :func:`plan_odds`)."""
-    spray, d_pool, d_diff, d_spec = _defense_side(plan, defender, rules, defense,
-                                                  defense_penalty, defense_extra)
-    return hit_chance(
-        attack_pool=plan.pool, attack_difficulty=plan.difficulty,
-        attack_specialty=rules.specialty if plan.specialty else None,
-        attack_willpower=willpower, defense_pool=d_pool,
-        defense_difficulty=d_diff,
-        defense_specialty=d_spec, auto_hit=plan.auto_hit, lone_spray=spray,
-    )
+    return hit_chance_of(_query(plan, defender, rules, defense, defense_penalty,
+                                defense_extra, willpower))
 
 
 def best_defense(defender: Combatant, plan: AttackPlan, *, room: bool = True,

@@ -39,14 +39,23 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Final
+from typing import Final, NamedTuple
 
 import numpy as np
 from numpy.typing import NDArray
 
 from vtm_sim.core.dice import SpecialtyRule, clamp_difficulty
 
-__all__ = ["EXPLODE_TAIL", "RollOdds", "attack_odds", "roll_odds"]
+__all__ = [
+    "EXPLODE_TAIL",
+    "OddsQuery",
+    "RollOdds",
+    "attack_odds",
+    "hit_chance",
+    "hit_chance_of",
+    "odds_of",
+    "roll_odds",
+]
 
 EXPLODE_TAIL: Final = 1e-15
 """Upper bound on the probability mass omitted from an EXPLODE distribution."""
@@ -216,35 +225,75 @@ def _levels(
     return levels
 
 
+# A NamedTuple, not a frozen dataclass: the tactician builds one for every option it
+# weighs and the cache hashes and compares it, all of which a tuple does in C (a frozen
+# dataclass, built and normalized per query, made tactician battles 45% slower).
+class OddsQuery(NamedTuple):
+    """One attack's pools, difficulties and options: what :func:`odds_of` and
+    :func:`hit_chance_of` are asked (the keywords of :func:`attack_odds`, which
+    documents them, with the same defaults). Hashable: the cache is keyed on the
+    normalized query."""
+
+    attack_pool: int
+    attack_difficulty: int
+    damage_base: int
+    attack_specialty: SpecialtyRule | None = None
+    attack_willpower: bool = False
+    defense_pool: int = 0
+    defense_difficulty: int = 6
+    defense_specialty: SpecialtyRule | None = None
+    damage_difficulty: int = 6
+    extra_successes_add: bool = True
+    soak_pool: int = 0
+    soak_difficulty: int = 6
+    halve: bool = False
+    auto_hit: bool = False
+    damage_auto: int = 0
+    lone_spray: bool = False
+
+    def normalized(self) -> OddsQuery:
+        """The same odds with every pool at least 0, every difficulty clamped (DICE-1)
+        and an unrolled defense or soak at one canonical difficulty: the cache's key."""
+        d_pool, d_diff, d_spec = self.defense_pool, self.defense_difficulty, self.defense_specialty
+        if d_pool <= 0:
+            d_pool, d_diff, d_spec = 0, 2, None
+        s_pool, s_diff = self.soak_pool, self.soak_difficulty
+        if s_pool <= 0:
+            s_pool, s_diff = 0, 2
+        return OddsQuery(  # positional, in field order: keywords cost twice as much here
+            max(self.attack_pool, 0),
+            clamp_difficulty(self.attack_difficulty),
+            self.damage_base,
+            self.attack_specialty,
+            self.attack_willpower,
+            d_pool,
+            clamp_difficulty(d_diff),
+            d_spec,
+            clamp_difficulty(self.damage_difficulty),
+            self.extra_successes_add,
+            s_pool,
+            clamp_difficulty(s_diff),
+            self.halve,
+            self.auto_hit,
+            max(0, self.damage_auto),
+            self.lone_spray,
+        )
+
+
 @lru_cache(maxsize=_CACHE_SIZE)
-def _attack_odds(
-    attack_pool: int,
-    attack_diff: int,
-    attack_specialty: SpecialtyRule | None,
-    attack_willpower: bool,
-    defense_pool: int,
-    defense_diff: int,
-    defense_specialty: SpecialtyRule | None,
-    damage_base: int,
-    damage_diff: int,
-    extra_successes_add: bool,
-    soak_pool: int,
-    soak_diff: int,
-    halve: bool,
-    auto_hit: bool,
-    damage_auto: int = 0,
-    lone_spray: bool = False,
-) -> tuple[float, ...]:
-    """Cached core of :func:`attack_odds`; arguments already normalized."""
+def _attack_odds(q: OddsQuery) -> tuple[float, ...]:
+    """Cached core of :func:`odds_of`; the query already normalized."""
+    lone_spray = q.lone_spray
     a = roll_odds(
-        attack_pool, attack_diff, specialty=attack_specialty, willpower=attack_willpower
+        q.attack_pool, q.attack_difficulty, specialty=q.attack_specialty,
+        willpower=q.attack_willpower,
     ).distribution
     if lone_spray:  # RNG-6: a lone target in the area gets half the successes
         a = _halved(a)
-    d = roll_odds(defense_pool, defense_diff, specialty=defense_specialty).distribution
+    d = roll_odds(q.defense_pool, q.defense_difficulty, specialty=q.defense_specialty).distribution
     net, lo = _net_distribution(a, d)
     one_at = 1 - lo  # index of net == 1
-    if auto_hit:
+    if q.auto_hit:
         p_miss = 0.0
         # net = max(1, A - D): every outcome below 1 moves to 1 (index 0 here).
         tail = net[max(one_at, 0) :]
@@ -257,6 +306,8 @@ def _attack_odds(
         hits = net[max(one_at, 0) :]
     # Group hit probability by damage pool (many nets share one when extra
     # successes do not add).
+    damage_base = q.damage_base
+    extra_successes_add = q.extra_successes_add
     by_pool: dict[int, float] = {}
     for i, p in enumerate(hits.tolist()):
         if p == 0.0:
@@ -268,7 +319,8 @@ def _attack_odds(
             dp = max(1, damage_base + (m - 1 if extra_successes_add else 0))
         by_pool[dp] = by_pool.get(dp, 0.0) + p
     parts = [
-        (p, _levels(dp, damage_diff, soak_pool, soak_diff, halve, damage_auto))
+        (p, _levels(dp, q.damage_difficulty, q.soak_pool, q.soak_difficulty, q.halve,
+                    q.damage_auto))
         for dp, p in by_pool.items()
     ]
     size = max([len(lv) for _, lv in parts], default=1)
@@ -277,6 +329,17 @@ def _attack_odds(
     for p, lv in parts:
         out[: len(lv)] += p * lv
     return tuple(float(x) for x in out)
+
+
+@lru_cache(maxsize=_CACHE_SIZE)
+def odds_of(query: OddsQuery) -> tuple[float, ...]:
+    """Exact distribution of health levels dealt by the attack ``query`` describes
+    (index = levels), as :func:`attack_odds` computes it.
+
+    Cached on the query as given (a hit costs a tuple's hash), and below that on the
+    normalized query, so equivalent queries share one result object.
+    """
+    return _attack_odds(query.normalized())
 
 
 def attack_odds(
@@ -311,29 +374,27 @@ def attack_odds(
     successes (Potence, VAMP-5). ``lone_spray``: autofire spray with one
     target in the area, which gets half the successes (rounded down), its share
     then added whole to the damage pool (RNG-6). A miss deals 0 levels.
+
+    The keywords are :class:`OddsQuery`'s; :func:`odds_of` takes one.
     """
-    if defense_pool <= 0:
-        defense_pool, defense_difficulty, defense_specialty = 0, 2, None
-    if soak_pool <= 0:
-        soak_pool, soak_difficulty = 0, 2
-    return _attack_odds(
-        max(attack_pool, 0),
-        clamp_difficulty(attack_difficulty),
-        attack_specialty,
-        attack_willpower,
-        defense_pool,
-        clamp_difficulty(defense_difficulty),
-        defense_specialty,
-        damage_base,
-        clamp_difficulty(damage_difficulty),
-        extra_successes_add,
-        soak_pool,
-        clamp_difficulty(soak_difficulty),
-        halve,
-        auto_hit,
-        max(0, damage_auto),
-        lone_spray,
-    )
+    return odds_of(OddsQuery(
+        attack_pool=attack_pool,
+        attack_difficulty=attack_difficulty,
+        attack_specialty=attack_specialty,
+        attack_willpower=attack_willpower,
+        defense_pool=defense_pool,
+        defense_difficulty=defense_difficulty,
+        defense_specialty=defense_specialty,
+        damage_base=damage_base,
+        damage_difficulty=damage_difficulty,
+        extra_successes_add=extra_successes_add,
+        soak_pool=soak_pool,
+        soak_difficulty=soak_difficulty,
+        halve=halve,
+        auto_hit=auto_hit,
+        damage_auto=damage_auto,
+        lone_spray=lone_spray,
+    ))
 
 
 def _halved(dist: tuple[float, ...]) -> tuple[float, ...]:
@@ -359,17 +420,34 @@ def hit_chance(
     """P(the attack's net successes beat the defense: A - D >= 1), as in :func:`attack_odds`.
 
     This is the chance "to hit"; the chance to deal at least one health level
-    is ``1 - attack_odds(...)[0]``, lower by the soak.
+    is ``1 - attack_odds(...)[0]``, lower by the soak. The keywords are
+    :class:`OddsQuery`'s attack and defense; :func:`hit_chance_of` takes a query.
     """
-    if auto_hit:
+    return hit_chance_of(OddsQuery(
+        attack_pool=attack_pool,
+        attack_difficulty=attack_difficulty,
+        attack_specialty=attack_specialty,
+        attack_willpower=attack_willpower,
+        defense_pool=defense_pool,
+        defense_difficulty=defense_difficulty,
+        defense_specialty=defense_specialty,
+        damage_base=0,  # the damage side does not enter the chance to hit
+        auto_hit=auto_hit,
+        lone_spray=lone_spray,
+    ))
+
+
+def hit_chance_of(query: OddsQuery) -> float:
+    """:func:`hit_chance` of the attack ``query`` describes (its damage side unused)."""
+    if query.auto_hit:
         return 1.0
-    a = roll_odds(max(attack_pool, 0), clamp_difficulty(attack_difficulty),
-                  specialty=attack_specialty, willpower=attack_willpower).distribution
-    if lone_spray:  # RNG-6: a lone target in the area gets half the successes
+    a = roll_odds(max(query.attack_pool, 0), clamp_difficulty(query.attack_difficulty),
+                  specialty=query.attack_specialty, willpower=query.attack_willpower).distribution
+    if query.lone_spray:  # RNG-6: a lone target in the area gets half the successes
         a = _halved(a)
-    if defense_pool <= 0:
+    if query.defense_pool <= 0:
         return math.fsum(a[1:])
-    d = roll_odds(defense_pool, clamp_difficulty(defense_difficulty),
-                  specialty=defense_specialty).distribution
+    d = roll_odds(query.defense_pool, clamp_difficulty(query.defense_difficulty),
+                  specialty=query.defense_specialty).distribution
     net, lo = _net_distribution(a, d)
     return math.fsum(net[max(1 - lo, 0):].tolist())

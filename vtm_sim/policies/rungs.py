@@ -8,17 +8,15 @@ from __future__ import annotations
 
 from functools import cache
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
-from vtm_sim.data.config import config_dir, load_yaml, validate
+from vtm_sim.data.config import StrictModel, config_dir, load_yaml, validate
 from vtm_sim.errors import ConfigError
 
 __all__ = ["LadderSpec", "rung_name", "rungs"]
 
 
-class LadderSpec(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
-
+class LadderSpec(StrictModel):
     rungs: list[str] = Field(min_length=2, description="Policy names, weakest first.")
 
 

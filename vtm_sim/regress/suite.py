@@ -27,9 +27,9 @@ from pathlib import Path
 from typing import Any, Literal
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
-from vtm_sim.data.config import load_yaml, validate
+from vtm_sim.data.config import StrictModel, load_yaml, validate
 from vtm_sim.data.rules import PROFILES, RuleSet, load_rules
 from vtm_sim.engine.battle import Battle
 from vtm_sim.errors import ConfigError
@@ -46,18 +46,14 @@ LOGS_DIR = "logs"
 UPDATE_HINT = "vtm-sim regress --update"
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
-
-
-class KeptLog(_Strict):
+class KeptLog(StrictModel):
     """The battle of each scenario (under its own rules) whose whole log is kept."""
 
     policy: str = "nearest"
     seed: int = Field(default=0, ge=0)
 
 
-class MatchupSpec(_Strict):
+class MatchupSpec(StrictModel):
     """A balance match-up: ``a`` on ``side`` (default the first), ``b`` on the others."""
 
     scenario: str
@@ -68,13 +64,13 @@ class MatchupSpec(_Strict):
     seed: int = Field(default=0, ge=0)
 
 
-class BalanceSpec(_Strict):
+class BalanceSpec(StrictModel):
     # the chance that an unchanged balance fails the tier, over all match-ups together
     false_alarm: float = Field(default=0.01, gt=0, lt=0.5)
     matchups: list[MatchupSpec] = Field(default_factory=list)
 
 
-class SuiteSpec(_Strict):
+class SuiteSpec(StrictModel):
     scenarios: Literal["all"] | list[str] = "all"
     rules: list[str] = Field(default_factory=lambda: list(PROFILES), min_length=1)
     battles: dict[str, list[int]] = Field(min_length=1)  # policy (every seat) -> seeds
