@@ -99,3 +99,40 @@ def test_workers_exit_when_the_tournament_process_is_killed() -> None:
     for p in left:  # do not leave them running if the test fails
         os.kill(p, signal.SIGKILL)
     assert not left
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")
+def test_ctrl_c_stops_a_tournament_and_its_workers_at_once(tmp_path: Path) -> None:
+    """Ctrl-C (SIGINT to the terminal's process group) mid-run: the tournament says how far
+    it got and exits 130 within seconds, though its workers were in the middle of planner
+    chunks; no traceback, no worker left, and --resume can go on from battles.jsonl."""
+    cmd = [sys.executable, "-c", "from vtm_sim.cli import main; main()", "tournament",
+           "--policies", "nearest,planner", "--battles", "400", "--jobs", "2",
+           "--out", str(tmp_path / "run")]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    battles = tmp_path / "run" / "battles.jsonl"
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and proc.poll() is None:
+            if battles.exists() and battles.read_bytes().count(b"\n") >= 10:
+                break
+            time.sleep(0.05)
+        assert proc.poll() is None, "the run ended before it could be interrupted"
+        workers = descendants(proc.pid)
+        start = time.monotonic()
+        os.killpg(proc.pid, signal.SIGINT)
+        _, err = proc.communicate(timeout=60)
+        took = time.monotonic() - start
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    assert proc.returncode == 130, err
+    assert "interrupted after" in err and "--resume" in err and "Traceback" not in err, err
+    assert took < 15, took  # a planner chunk alone is tens of seconds on a loaded machine
+    deadline = time.monotonic() + 10
+    while any(alive(p) for p in workers) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not any(alive(p) for p in workers)

@@ -141,23 +141,23 @@ def test_the_default_line_up_is_the_ladder_and_the_shipped_trained_policy() -> N
     assert ("trained:duel" in names) == ("duel" in shipped())
 
 
-def test_the_defaults_are_every_core_and_fifty_battles_a_side(tmp_path: Path) -> None:
-    """`vtm-sim tournament` plays 50 seeded battles a side (the default line-up's 1,250,
+def test_the_defaults_are_every_core_and_forty_battles_a_side(tmp_path: Path) -> None:
+    """`vtm-sim tournament` plays 40 seeded battles a side (the default line-up's 1,000,
     under a minute on a quiet 2-core machine: experiments/bench_quickstart.py) on a
     worker for every core it may use, and says how many it played, in how long, where."""
     from vtm_sim.arena.backends import usable_cpus
     from vtm_sim.cli.tournaments import DEFAULT_BATTLES
 
-    assert DEFAULT_BATTLES == 50
+    assert DEFAULT_BATTLES == 40
     out = invoke("--policies", "nearest,random", "--out", str(tmp_path))
     assert out.exit_code == 0, out.output
-    assert "50 seeded battles a side (seeds 0..49), 200 battles." in out.output
+    assert "40 seeded battles a side (seeds 0..39), 160 battles." in out.output
     timing = json.loads((tmp_path / "timing.json").read_text())
-    assert timing["jobs"] == usable_cpus() and timing["battles_played"] == 200
+    assert timing["jobs"] == usable_cpus() and timing["battles_played"] == 160
     n = usable_cpus()
     where = "1 process (--jobs 1)" if n == 1 else f"{n} worker processes (--jobs {n})"
     last = out.output.strip().splitlines()[-1]
-    assert last.startswith("Played 200 battles in ") and last.endswith(f" s on {where}."), last
+    assert last.startswith("Played 160 battles in ") and last.endswith(f" s on {where}."), last
 
 
 def test_usable_cpus_is_the_affinity_mask(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -191,7 +191,7 @@ def test_the_table_shows_each_side() -> None:
     out = invoke("--policies", "nearest,tactician,random", "--jobs", "1")
     assert out.exit_code == 0, out.output
     assert "Tournament on duel: 3 policies" in out.output
-    assert "50 seeded battles a side (seeds 0..49), 450 battles" in out.output
+    assert "40 seeded battles a side (seeds 0..39), 360 battles" in out.output
     assert "win as 0" in out.output and "win as 1" in out.output
     assert "0: Brawler; 1: Knife fighter" in out.output
     for name in ("nearest", "tactician", "random"):
@@ -286,6 +286,22 @@ def test_results_do_not_depend_on_jobs(tmp_path: Path) -> None:
              for d in ("j1", "j2")]
     assert lines[0] == lines[1]
     assert json.loads((tmp_path / "j2" / "timing.json").read_text())["jobs"] == 2
+
+
+def test_the_default_line_up_plays_the_same_battles_on_any_number_of_workers(
+        tmp_path: Path) -> None:
+    """The README's main job as the default runs it (a worker a core) and on one process
+    and three: the same battles, record for record (seeded_battle: the planner's own
+    rollout seeds come from the battle's seed too), and the same results.json."""
+    runs = {}
+    for jobs in ("1", "3"):
+        out = invoke("--battles", "1", "--seed", "4", "--jobs", jobs,
+                     "--out", str(tmp_path / jobs))
+        assert out.exit_code == 0, out.output
+        runs[jobs] = sorted((tmp_path / jobs / "battles.jsonl").read_text().splitlines())
+    assert runs["1"] == runs["3"] and len(runs["1"]) == 25  # 5 policies: 10 pairs x 2 + 5
+    assert (tmp_path / "1" / "results.json").read_bytes() == (
+        tmp_path / "3" / "results.json").read_bytes()
 
 
 def test_bad_input_is_one_line(tmp_path: Path) -> None:

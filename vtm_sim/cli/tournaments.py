@@ -22,11 +22,12 @@ if TYPE_CHECKING:
     from vtm_sim.policies.registry import PolicyMaker
 
 DEFAULT_SCENARIO = "duel"
-# Seeded battles a side by default: the default line-up's 1,250 battles take under a minute
-# on a quiet 2-core machine with the pure-Python build and a worker a core (the planner
-# rung's 450 battles are nearly all of it: experiments/bench_quickstart.py), and its
-# standings still have 95% intervals of about +-0.05 (400 battles a policy).
-DEFAULT_BATTLES = 50
+# Seeded battles a side by default. The default line-up's 1,000 battles take under a minute
+# on a quiet 2-core machine with the pure-Python build and a worker a core: the planner
+# rung's 360 are nearly all the work, at about 0.2 s of CPU each where the others take
+# milliseconds (experiments/bench_quickstart.py). Each standing still counts 320 battles
+# (95% intervals of about +-0.055), each seat's column 160 (+-0.077).
+DEFAULT_BATTLES = 40
 
 
 def default_policies(scenario_names: tuple[str, ...]) -> str:
