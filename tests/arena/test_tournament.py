@@ -128,9 +128,10 @@ def test_unknown_policy_is_a_config_error() -> None:
 
 
 def test_the_default_line_up_is_the_ladder_and_the_shipped_trained_policy() -> None:
-    """The README's main job (`vtm-sim tournament`, run as written by .ci/run: the
-    planner rung makes it minutes long) plays the ladder's rungs, weakest first, and
-    the trained policy shipped for the scenario."""
+    """The README's main job (`vtm-sim tournament`, run as written by .ci/run; under a
+    minute on two cores, experiments/bench_quickstart.py) plays the ladder's rungs,
+    weakest first, the top one the planner at its full budget, and the trained policy
+    shipped for the scenario."""
     from agents.registered import shipped
     from vtm_sim.cli.tournaments import default_policies
     from vtm_sim.policies.rungs import rungs
@@ -140,11 +141,57 @@ def test_the_default_line_up_is_the_ladder_and_the_shipped_trained_policy() -> N
     assert ("trained:duel" in names) == ("duel" in shipped())
 
 
+def test_the_defaults_are_every_core_and_forty_battles_a_side(tmp_path: Path) -> None:
+    """`vtm-sim tournament` plays 40 seeded battles a side (the default line-up's 1,000,
+    under a minute on a quiet 2-core machine: experiments/bench_quickstart.py) on a
+    worker for every core it may use, and says how many it played, in how long, where."""
+    from vtm_sim.arena.backends import usable_cpus
+    from vtm_sim.cli.tournaments import DEFAULT_BATTLES
+
+    assert DEFAULT_BATTLES == 40
+    out = invoke("--policies", "nearest,random", "--out", str(tmp_path))
+    assert out.exit_code == 0, out.output
+    assert "40 seeded battles a side (seeds 0..39), 160 battles." in out.output
+    timing = json.loads((tmp_path / "timing.json").read_text())
+    assert timing["jobs"] == usable_cpus() and timing["battles_played"] == 160
+    n = usable_cpus()
+    where = "1 process (--jobs 1)" if n == 1 else f"{n} worker processes (--jobs {n})"
+    last = out.output.strip().splitlines()[-1]
+    assert last.startswith("Played 160 battles in ") and last.endswith(f" s on {where}."), last
+
+
+def test_usable_cpus_is_the_affinity_mask(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The default --jobs counts the cores this process may run on (a container's or
+    taskset's limit), not every core of the machine."""
+    from vtm_sim.arena import backends
+
+    monkeypatch.delattr(backends.os, "process_cpu_count", raising=False)
+    monkeypatch.setattr(backends.os, "sched_getaffinity", lambda _pid: {0, 3, 5},
+                        raising=False)
+    monkeypatch.setattr(backends.os, "cpu_count", lambda: 64)
+    assert backends.usable_cpus() == 3
+    monkeypatch.delattr(backends.os, "sched_getaffinity")
+    assert backends.usable_cpus() == 64
+    monkeypatch.setattr(backends.os, "cpu_count", lambda: None)
+    assert backends.usable_cpus() == 1
+
+
+def test_the_played_line_says_what_this_run_played() -> None:
+    from vtm_sim.cli.tournaments import played_line
+
+    assert played_line(1250, 0, 48.04, 2, "local", None) == (
+        "Played 1250 battles in 48.0 s on 2 worker processes (--jobs 2).")
+    assert played_line(1, 0, 0.5, 1, "local", None) == (
+        "Played 1 battle in 0.5 s on 1 process (--jobs 1).")
+    assert played_line(300, 950, 12.0, 4, "ray", "runs/x") == (
+        "Played 300 battles in 12.0 s on 4 Ray CPUs; 950 more were already in runs/x.")
+
+
 def test_the_table_shows_each_side() -> None:
-    out = invoke("--policies", "nearest,tactician,random")
+    out = invoke("--policies", "nearest,tactician,random", "--jobs", "1")
     assert out.exit_code == 0, out.output
     assert "Tournament on duel: 3 policies" in out.output
-    assert "100 seeded battles a side (seeds 0..99), 900 battles" in out.output
+    assert "40 seeded battles a side (seeds 0..39), 360 battles" in out.output
     assert "win as 0" in out.output and "win as 1" in out.output
     assert "0: Brawler; 1: Knife fighter" in out.output
     for name in ("nearest", "tactician", "random"):
@@ -153,7 +200,7 @@ def test_the_table_shows_each_side() -> None:
 
 
 def test_out_writes_every_file(tmp_path: Path) -> None:
-    out = invoke(*SMALL, "--seed", "5", "--out", str(tmp_path / "run"))
+    out = invoke(*SMALL, "--seed", "5", "--jobs", "1", "--out", str(tmp_path / "run"))
     assert out.exit_code == 0, out.output
     run = tmp_path / "run"
     for name in FILES:
@@ -228,7 +275,7 @@ def test_results_name_scenario_files_alike_on_every_machine(
 def test_results_do_not_depend_on_jobs(tmp_path: Path) -> None:
     """DICE-9: battle seeds come from --seed and the index, never from the worker."""
     args = ["--policies", "nearest,tactician,random", "--battles", "7", "--seed", "11"]
-    one = invoke(*args, "--out", str(tmp_path / "j1"))
+    one = invoke(*args, "--jobs", "1", "--out", str(tmp_path / "j1"))
     two = invoke(*args, "--jobs", "2", "--out", str(tmp_path / "j2"))
     assert one.exit_code == 0 and two.exit_code == 0, (one.output, two.output)
     assert (tmp_path / "j1" / "results.json").read_bytes() == (
@@ -239,6 +286,22 @@ def test_results_do_not_depend_on_jobs(tmp_path: Path) -> None:
              for d in ("j1", "j2")]
     assert lines[0] == lines[1]
     assert json.loads((tmp_path / "j2" / "timing.json").read_text())["jobs"] == 2
+
+
+def test_the_default_line_up_plays_the_same_battles_on_any_number_of_workers(
+        tmp_path: Path) -> None:
+    """The README's main job as the default runs it (a worker a core) and on one process
+    and three: the same battles, record for record (seeded_battle: the planner's own
+    rollout seeds come from the battle's seed too), and the same results.json."""
+    runs = {}
+    for jobs in ("1", "3"):
+        out = invoke("--battles", "1", "--seed", "4", "--jobs", jobs,
+                     "--out", str(tmp_path / jobs))
+        assert out.exit_code == 0, out.output
+        runs[jobs] = sorted((tmp_path / jobs / "battles.jsonl").read_text().splitlines())
+    assert runs["1"] == runs["3"] and len(runs["1"]) == 25  # 5 policies: 10 pairs x 2 + 5
+    assert (tmp_path / "1" / "results.json").read_bytes() == (
+        tmp_path / "3" / "results.json").read_bytes()
 
 
 def test_bad_input_is_one_line(tmp_path: Path) -> None:

@@ -751,3 +751,14 @@ def test_train_without_the_training_extra_is_a_clear_error(monkeypatch: Any) -> 
     monkeypatch.setattr(builtins, "__import__", no_sb3)
     msg = user_error("train", "--timesteps", "64")
     assert "torch==2.13.0" in msg and "training" in msg
+
+
+def test_the_tournament_runs_on_every_core_by_default_and_other_commands_on_one() -> None:
+    """`vtm-sim tournament` (the README's main job) uses every core unless told; ladder and
+    evaluate keep --jobs 1 by default; all say results do not depend on it."""
+    help_text = " ".join(run("tournament", "--help").output.split())
+    assert "Default: one for each core this process may use." in help_text
+    assert "[default: 40; 1<=x<=100000]" in help_text  # --battles
+    for command in ("ladder", "evaluate"):
+        text = " ".join(run(command, "--help").output.split())
+        assert "results do not depend on it. [default: 1;" in text, command

@@ -4,11 +4,18 @@ Each backend yields every chunk's records as the chunk finishes, in whatever
 order; a chunk's battles depend only on the chunk, so results do not depend
 on the backend or the number of workers. Ray is an optional extra
 (``pip install -e '.[ray]'``), imported only when asked for.
+
+A local pool's workers stop with the tournament: at once when it is
+interrupted (Ctrl-C, an error), and on their own when its process is killed.
 """
 
 from __future__ import annotations
 
 import multiprocessing
+import multiprocessing.connection
+import os
+import signal
+import threading
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from typing import Any
@@ -20,32 +27,80 @@ Records = list[dict[str, Any]]
 AHEAD = 4  # chunks queued per worker: enough to keep it busy, few to cancel on Ctrl-C
 
 
+def usable_cpus() -> int:
+    """The CPUs this process may run on (its affinity mask where the OS has one, so a
+    container's or ``taskset``'s limit counts): the default number of workers."""
+    count = getattr(os, "process_cpu_count", None)  # Python 3.13+
+    if count is not None:
+        return max(1, count() or 1)
+    if hasattr(os, "sched_getaffinity"):
+        return max(1, len(os.sched_getaffinity(0)))
+    return max(1, os.cpu_count() or 1)
+
+
 class LocalPool:
-    """``--jobs J``: J worker processes on this machine."""
+    """``--jobs J``: J worker processes on this machine (no more than there are chunks)."""
 
     def __init__(self, jobs: int) -> None:
         self.jobs = jobs
 
     def run(self, fn: Callable[[Chunk], Records], tasks: Sequence[Chunk]) -> Iterator[Records]:
-        ctx = _context(tasks)
-        with ProcessPoolExecutor(max_workers=self.jobs, mp_context=ctx) as pool:
-            todo = iter(tasks)
-            running: set[Future[Records]] = set()
-            try:
-                while True:
-                    while len(running) < self.jobs * AHEAD:
-                        task = next(todo, None)
-                        if task is None:
-                            break
-                        running.add(pool.submit(fn, task))
-                    if not running:
-                        return
-                    done, running = wait(running, return_when=FIRST_COMPLETED)
-                    for f in done:
-                        yield f.result()
-            finally:
-                for f in running:
-                    f.cancel()
+        if not tasks:
+            return
+        workers = min(self.jobs, len(tasks))
+        pool = ProcessPoolExecutor(max_workers=workers, mp_context=_context(tasks),
+                                   initializer=_worker_setup)
+        todo = iter(tasks)
+        running: set[Future[Records]] = set()
+        finished = False
+        try:
+            while True:
+                while len(running) < workers * AHEAD:
+                    task = next(todo, None)
+                    if task is None:
+                        break
+                    running.add(pool.submit(fn, task))
+                if not running:
+                    finished = True
+                    return
+                done, running = wait(running, return_when=FIRST_COMPLETED)
+                for f in done:
+                    yield f.result()
+        finally:
+            if finished:
+                pool.shutdown(wait=True)
+            else:  # interrupted, an error, or the caller stopped early: stop every worker now
+                _stop(pool)
+
+
+def _stop(pool: ProcessPoolExecutor) -> None:
+    """Shut ``pool`` down without waiting for its running chunks: terminate its workers."""
+    # the workers, before shutdown forgets them (ProcessPoolExecutor has no public way
+    # to stop a running task before Python 3.14's terminate_workers)
+    procs = dict(getattr(pool, "_processes", None) or {})
+    pool.shutdown(wait=False, cancel_futures=True)
+    for proc in procs.values():
+        if proc.is_alive():
+            proc.terminate()
+    for proc in procs.values():
+        proc.join(timeout=5)
+
+
+def _worker_setup() -> None:
+    """Run in each worker first: Ctrl-C is the tournament's to handle (it stops the workers),
+    and a worker whose tournament process died (``kill -9``) exits instead of waiting
+    forever for chunks."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    parent = multiprocessing.parent_process()
+    if parent is None:
+        return
+    sentinel = parent.sentinel
+
+    def watch() -> None:
+        multiprocessing.connection.wait([sentinel])
+        os._exit(1)
+
+    threading.Thread(target=watch, name="exit-with-tournament", daemon=True).start()
 
 
 def _context(tasks: Sequence[Chunk]) -> multiprocessing.context.BaseContext:

@@ -15,7 +15,8 @@ function, so it pickles by name): they build the policies themselves.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Generator, Iterable, Iterator, Mapping, Sequence
+from contextlib import closing
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -30,7 +31,8 @@ from vtm_sim.policies.registry import PolicyMaker
 if TYPE_CHECKING:
     from vtm_sim.engine.battle import Battle
 
-CHUNK = 20  # battles a worker plays per task: small enough that a kill loses little
+CHUNK = 10  # battles a worker plays per task: a kill loses little, and the last planner
+# chunks leave the other workers idle for a few seconds at most
 
 
 # Turns a policy name into a maker for one scenario; raises ConfigError for an unknown name.
@@ -186,15 +188,16 @@ def seat_results(
             tasks += [Chunk(scenario.source, (a, b), seats, seed, indices, resolver)
                       for seats in seatings(a, b, side_list)]
     counts = {(pair, side): [0, 0, 0] for pair in pairs for side in side_list}
-    for records in (backend or InProcess()).run(play_chunk, tasks):
-        for r in records:
-            a, b = r["policies"]
-            mine = [int(k) for k, name in r["seats"].items() if name == a]
-            for side in mine if a == b else mine[:1]:
-                c = counts[((a, b), side)]
-                c[1 if r["winner"] is None else 0 if r["winner"] == side else 2] += 1
-        if progress is not None:
-            progress(len(records))
+    with closing(_run(backend, tasks)) as finished:
+        for records in finished:
+            for r in records:
+                a, b = r["policies"]
+                mine = [int(k) for k, name in r["seats"].items() if name == a]
+                for side in mine if a == b else mine[:1]:
+                    c = counts[((a, b), side)]
+                    c[1 if r["winner"] is None else 0 if r["winner"] == side else 2] += 1
+            if progress is not None:
+                progress(len(records))
     return {pair: {side: counts[(pair, side)] for side in side_list} for pair in pairs}
 
 
@@ -263,11 +266,20 @@ def play_all(setup: Setup, scenarios: Sequence[Scenario], resolver: Resolver, *,
     check_setup(setup, scenarios, resolver)
     tasks = chunks(setup, scenarios, resolver, done)
     out: list[dict[str, Any]] = []
-    for records in (backend or InProcess()).run(play_chunk, tasks):
-        if on_records is not None:
-            on_records(records)
-        out.extend(records)
+    with closing(_run(backend, tasks)) as finished:
+        for records in finished:
+            if on_records is not None:
+                on_records(records)
+            out.extend(records)
     return out
+
+
+def _run(backend: Backend | None,
+         tasks: Sequence[Chunk]) -> Generator[list[dict[str, Any]], None, None]:
+    """The chunks' records as ``backend`` plays them, as a generator the caller closes at
+    once when it stops early (an error, Ctrl-C), so the backend stops its workers then
+    and not when the interpreter exits."""
+    yield from (backend or InProcess()).run(play_chunk, tasks)
 
 
 def total_battles(setup: Setup, scenarios: Sequence[Scenario]) -> int:

@@ -56,11 +56,27 @@ F = TypeVar("F", bound=Callable[..., Any])
 def backend_options(command: F) -> F:
     """``--jobs J``, ``--backend local|ray`` and ``--address ADDR``: where a command's
     battles run (:func:`vtm_sim.arena.backends.backend`), for every command that plays them as
-    a tournament's chunks (``tournament``, ``evaluate``)."""
+    a tournament's chunks (``tournament``, ``evaluate``). ``--jobs`` defaults to 1."""
+    return _backend_options(command, every_core=False)
+
+
+def every_core_backend_options(command: F) -> F:
+    """:func:`backend_options` with ``--jobs`` None by default: the command then runs a
+    worker on every core it may use (:func:`vtm_sim.arena.backends.usable_cpus`)."""
+    return _backend_options(command, every_core=True)
+
+
+def _backend_options(command: F, *, every_core: bool) -> F:
+    if every_core:
+        jobs = click.option("--jobs", type=click.IntRange(1, 1024), default=None, metavar="J",
+                            help="Worker processes (or Ray CPUs); results do not depend on "
+                            "it. Default: one for each core this process may use.")
+    else:
+        jobs = click.option("--jobs", type=click.IntRange(1, 1024), default=1,
+                            show_default=True, metavar="J",
+                            help="Worker processes (or Ray CPUs); results do not depend on it.")
     for option in reversed((
-        click.option("--jobs", type=click.IntRange(1, 1024), default=1, show_default=True,
-                     metavar="J",
-                     help="Worker processes (or Ray CPUs); results do not depend on it."),
+        jobs,
         click.option("--backend", "backend_name", type=click.Choice(["local", "ray"]),
                      default="local", show_default=True,
                      help="local: this machine; ray: Ray tasks (the optional `ray` extra)."),
