@@ -142,7 +142,7 @@ def test_commands_run_with_torch_blocked(tmp_path: Path) -> None:
     runs = {
         # the Quick start's job with its default line-up (the ladder and trained:duel, numpy
         # only) at 2 battles a side; .ci/run plays it as written (minutes: the planner rung)
-        "readme": ["tournament", "--battles", "2"],
+        "readme": ["tournament", "--battles", "2", "--jobs", "1"],  # torch blocked in-process
         "tournament": ["tournament", "duel", "--policies", f"nearest,brawler,model:{policy}",
                        "--battles", "5"],
         "suggest": ["suggest", "duel", "--npc", "Bar Brawler", "--rollouts", "20"],
