@@ -1,4 +1,4 @@
-"""Relations between combatants: grips, aims and chases, as small values.
+"""Relations between combatants: grips, aims, chases and surprise, as small values.
 
 A grip is one frozen object that both partners point to (MAN-6 clinch, MAN-7
 hold, MAN-9 feeding), so the two sides of it can never disagree; an aim is
@@ -102,3 +102,25 @@ class Chase:
                    int(data.get("checked", -1)),
                    tuple(Pursuer(int(i), int(t), int(r), int(n))
                          for i, t, r, n in data.get("pursuers", [])))
+
+
+@dataclass(frozen=True, slots=True)
+class Surprise:
+    """ATK-11: an ambusher's free attack before the first turn, while it lasts.
+
+    ``dice`` is the stealth roll's margin, added to the attack; a margin above
+    0 leaves the target no defense (a tie lets it defend as if undeclared).
+    """
+
+    attacker: int
+    target: int
+    dice: int
+    no_defense: bool
+
+    def to_json(self) -> list[Any]:
+        return [self.attacker, self.target, self.dice, self.no_defense]
+
+    @classmethod
+    def from_json(cls, data: list[Any]) -> Surprise:
+        a, t, dice, no_defense = data
+        return cls(int(a), int(t), int(dice), bool(no_defense))

@@ -32,9 +32,11 @@ from vtm_sim.core.choices import (
     Decision,
     DecisionKind,
     Declaration,
+    choice_from_json,
+    shared,
 )
-from vtm_sim.core.dice import DiceSource, RngDice, roll
-from vtm_sim.core.relations import Aim
+from vtm_sim.core.dice import DiceSource, RngDice, dice_from_json, roll
+from vtm_sim.core.relations import Aim, Surprise
 from vtm_sim.core.space import (
     OPEN_FIELD,
     CoverLevel,
@@ -47,7 +49,7 @@ from vtm_sim.core.space import (
 )
 from vtm_sim.data.formats import LOG_VERSION, STATE_FORMAT, STATE_VERSION
 from vtm_sim.data.rules import RuleSet, load_rules, rules_json
-from vtm_sim.data.stat_blocks import StatBlock
+from vtm_sim.data.stat_blocks import StatBlock, StatBlockSpec, build_stat_block
 from vtm_sim.data.tables import Tables, Weapon, WeaponClass, load_tables
 from vtm_sim.engine.chase import chasing, flee, pursue
 from vtm_sim.engine.chase import end_turn as end_chase_turn
@@ -92,12 +94,12 @@ from vtm_sim.engine.queries import (
     move,
     move_to,
     opponents_modifier,
-    plan_action,
+    plan_with,
     sees_in_dark,
     situation_of,
 )
 from vtm_sim.engine.strikes import attack, defend, defense_options, use_slot
-from vtm_sim.errors import IllegalActionError
+from vtm_sim.errors import IllegalActionError, StateError
 from vtm_sim.events import (
     BattleEvent,
     DecideEvent,
@@ -197,7 +199,42 @@ class Battle:
         turn_limit: the battle ends undecided after this many turns.
         field: cover, walls and lighting (default an open, lit field).
         ambush: (attacker, target) pairs that try ATK-11 before the first turn.
+        start: begin at once (log the header, advance to the first decision).
+        scenario: the scenario's name, if any (only shown: ``repr``, ``str``).
+        _clone_of: :meth:`clone`'s (with ``dice`` its fork): this battle's setup and a
+            copy of its state instead of the arguments'.
+
+    The changing state (combatants, turn, order, the turn sequence's frames, the
+    pending decision, the dice, the log, ...) is declared once, in :data:`STATE`:
+    a new battle, :meth:`clone`, :meth:`to_state` and :meth:`from_state` all
+    follow that table.
     """
+
+    # The setup: Battle's arguments, never changed after (the dice are forked by clone()).
+    rules: RuleSet
+    tables: Tables
+    dice: DiceSource
+    seed: int | None
+    turn_limit: int
+    field: Field
+    ambush: tuple[tuple[int, int], ...]
+    scenario: str
+    # The changing state, declared in STATE (its rows say how each part starts, is copied
+    # and saved; tests/engine/test_battle_parts.py checks the two lists agree).
+    combatants: list[Combatant]
+    turn: int
+    over: bool
+    winner: int | None
+    end_reason: str
+    order: list[Combatant]
+    _surprise: Surprise | None  # ATK-11: the ambusher's free attack, while it lasts
+    initiative_given: dict[int, int] | None  # a state file's initiative totals, by id
+    stack: list[Frame]  # the turn sequence (vtm_sim.engine.flow): empty until begun
+    pending: Decision | None
+    log: EventLog
+    _plans: dict[int, PlanParts]  # what the pending ACT options' plans are made of
+    _plans_for: int  # whose options _plans holds (-1: nobody's)
+    standing: dict[str, Any] | None  # what apply_standing set before begin(), for the header
 
     def __init__(
         self,
@@ -211,9 +248,23 @@ class Battle:
         field: Field = OPEN_FIELD,
         ambush: Sequence[tuple[int, int]] = (),
         start: bool = True,
+        scenario: str = "",
+        _clone_of: Battle | None = None,
     ) -> None:
         self.rules = rules or load_rules("v20")
         self.tables = tables or load_tables()
+        if _clone_of is not None:  # clone(): the setup shared, the state copied (STATE)
+            assert dice is not None
+            self.dice = dice
+            self.seed = _clone_of.seed
+            self.turn_limit = _clone_of.turn_limit
+            self.field = _clone_of.field
+            self.ambush = _clone_of.ambush
+            self.scenario = _clone_of.scenario
+            for name, copy in _CLONES:
+                value = getattr(_clone_of, name)
+                setattr(self, name, value if copy is None else copy(value, self))
+            return
         if dice is None:
             import numpy as np  # here, not at the top: commands that make no battle skip numpy
 
@@ -225,31 +276,17 @@ class Battle:
         self.turn_limit = turn_limit
         self.field = field
         self.ambush = tuple((int(a), int(t)) for a, t in ambush)
-        self.combatants = [
-            Combatant.create(i, f.stats, f.side, self.tables, float(f.x), float(f.y))
-            for i, f in enumerate(fighters)
-        ]
-        for f, c in zip(fighters, self.combatants, strict=True):
+        self.scenario = scenario
+        for name, value, fresh in _STARTS:  # the changing state as a new battle has it (STATE)
+            setattr(self, name, value() if fresh else value)
+        cs = self.combatants
+        for i, f in enumerate(fighters):
+            c = Combatant.create(i, f.stats, f.side, self.tables, float(f.x), float(f.y))
             c.prone = f.prone
             c.blinded = f.blinded
-        for c in self.combatants:
+            cs.append(c)
+        for c in cs:
             face_nearest(self, c)
-        self.log = EventLog()
-        self.turn = 0
-        self.winner: int | None = None
-        self.over = False
-        self.end_reason = ""
-        self.order: list[Combatant] = []
-        self._surprise: tuple[int, int, int, bool] | None = None  # ATK-11 free attack
-        # what the pending ACT options' plans are made of (built on demand)
-        self._plans: dict[int, PlanParts] = {}
-        self._plans_for = -1
-        # initiative totals given for the turn about to start (a state file's), by id
-        self.initiative_given: dict[int, int] | None = None
-        # what vtm_sim.files.state_files.apply_standing set before begin(), for the log header
-        self.standing: dict[str, Any] | None = None
-        self.pending: Decision | None = None
-        self.stack: list[Frame] = []  # the turn sequence (vtm_sim.engine.flow): empty until begun
         if start:
             self.begin()
 
@@ -305,7 +342,8 @@ class Battle:
 
     def plan(self, actor: int, action: Action) -> AttackPlan | None:
         """The pool and difficulty an ATTACK action would roll now."""
-        return plan_action(self, actor, action)
+        parts = self._plans.get(id(action)) if self._plans_for == actor else None  # planned()
+        return plan_with(self, actor, action, parts)
 
     def chance(self, choice: Choice,
                defend: Callable[[Battle, Decision], Choice] | None = None) -> ChancePoint | None:
@@ -409,77 +447,44 @@ class Battle:
                 return Decision(DecisionKind.BLOOD, c.id, blood_options(c))
             return Decision(DecisionKind.DECLARE, c.id, declare_options(self, c))
         assert r is Routine.AMBUSH and self._surprise is not None
-        t_id = self._surprise[1]
+        t_id = self._surprise.target
         opts = [o for o in action_options(self, c, first=False, interrupt=False, final=True)
                 if isinstance(o, Action) and (
                     (o.kind is ActionKind.ATTACK and o.target == t_id)
                     or o.kind is ActionKind.PASS)]
         return Decision(DecisionKind.ACT, c.id, tuple(opts))
 
-    # --- copies and saved states -------------------------------------------
+    # --- copies and saved states (all three follow STATE) ----------------------
     def clone(self, *, dice: DiceSource | None = None) -> Battle:
         """An independent copy: it continues exactly as this battle would.
 
         Given the same choices (and, with ``dice``, the same dice) both go on
         identically, and nothing done to one changes the other. Stat blocks,
         rules, tables, the field and logged events are shared: none of them
-        ever changes.
+        ever changes. Each part of the changing state is copied as :data:`STATE`
+        says.
         """
         if dice is None:
             fork = getattr(self.dice, "clone", None)
             if fork is None:
                 raise TypeError(f"{type(self.dice).__name__} dice cannot be copied: pass dice=")
             dice = fork()
-        new = Battle((), dice=dice, rules=self.rules, tables=self.tables,
-                     turn_limit=self.turn_limit, field=self.field, start=False)
-        cs = [c.copy() for c in self.combatants]
-        new.combatants = cs
-        new.seed = self.seed
-        new.ambush = self.ambush
-        new.log = EventLog(self.log.events)
-        new.turn = self.turn
-        new.winner = self.winner
-        new.over = self.over
-        new.end_reason = self.end_reason
-        new.order = [cs[c.id] for c in self.order]
-        new._surprise = self._surprise
-        new._plans = dict(self._plans)
-        new._plans_for = self._plans_for
-        new.initiative_given = self.initiative_given
-        new.standing = self.standing
-        new.stack = [f.copy() for f in self.stack]
-        new.pending = self.pending
-        return new
+        return Battle((), dice=dice, rules=self.rules, tables=self.tables, start=False,
+                      _clone_of=self)
 
     def to_state(self, *, log: bool = True) -> dict[str, Any]:
         """The whole battle as JSON-ready data: setup, combatants, turn sequence,
-        the pending decision, the dice stream and (with ``log``) the event log.
+        the pending decision, the dice stream and (with ``log``) the event log,
+        each part as :data:`STATE` says, in its order.
 
         :meth:`from_state` rebuilds a battle that continues exactly as this one.
         """
-        to_json = getattr(self.dice, "to_json", None)
-        if to_json is None:
-            raise TypeError(f"{type(self.dice).__name__} dice cannot be saved")
-        p = self.pending
         state: dict[str, Any] = {
-            "format": STATE_FORMAT, "version": STATE_VERSION, "log_version": LOG_VERSION,
-            "seed": self.seed, "rules": rules_json(self.rules), "turn_limit": self.turn_limit,
-            "field": field_to_json(self.field), "ambush": [list(a) for a in self.ambush],
-            "sheets": [sheet_of(c.stats) for c in self.combatants],
-            "combatants": [c.to_json() for c in self.combatants],
-            "turn": self.turn, "over": self.over, "winner": self.winner,
-            "end_reason": self.end_reason, "order": [c.id for c in self.order],
-            "surprise": None if self._surprise is None else list(self._surprise),
-            "initiative_given": None if self.initiative_given is None else [
-                [k, v] for k, v in self.initiative_given.items()],
-            "flow": [f.to_json() for f in self.stack],
-            "pending": None if p is None else {
-                "kind": p.kind.value, "actor": p.actor,
-                "options": [o.to_json() for o in p.options]},
-            "dice": to_json(),
-        }
-        if log:
-            state["log"] = self.log.to_json()
+            "format": STATE_FORMAT, "version": STATE_VERSION, "log_version": LOG_VERSION}
+        for key, name, save, optional in _SAVED:
+            if optional and not log:
+                continue
+            state[key] = getattr(self, name) if save is None else save(self)
         return state
 
     @classmethod
@@ -497,6 +502,84 @@ class Battle:
         from vtm_sim.engine.serialisation import battle_from_state
 
         return battle_from_state(data, seed=seed, dice=dice, tables=tables)
+
+    @property
+    def surprise(self) -> Surprise | None:
+        """ATK-11: the ambusher's free attack being made (None outside an ambush)."""
+        return self._surprise
+
+    # --- the cache of the pending ACT options' plans (vtm_sim.engine.options) ---
+    def start_plans(self, actor: int) -> None:
+        """Forget the plans kept so far: ``actor``'s options are being listed."""
+        self._plans.clear()
+        self._plans_for = actor
+
+    def keep_plan(self, action: Action, parts: PlanParts) -> None:
+        """What ``action`` (an option being listed) would roll, for :meth:`planned`."""
+        self._plans[id(action)] = parts
+
+    def planned(self, actor: int, action: Action) -> PlanParts | None:
+        """The parts kept for ``action``, one of ``actor``'s pending options (None: none)."""
+        if self._plans_for != actor:
+            return None
+        return self._plans.get(id(action))
+
+    # --- how it reads ------------------------------------------------------------
+    def __repr__(self) -> str:
+        what = self.scenario or f"{len(self.combatants)} combatants"
+        return f"<Battle {what} {self._standing_now()}>"
+
+    def __str__(self) -> str:
+        lines = [f"Battle {self.scenario or ''}".rstrip() + f": {self._standing_now()}"]
+        if self.order:
+            lines.append("initiative: " + ", ".join(
+                f"{c.name} (#{c.id}) {initiative_now(self, c)}" for c in self.order))
+        for c in self.combatants:
+            lines.append(f"  #{c.id} {c.name}, side {c.side}: {c.health.level_name}, "
+                         f"at ({c.x:g}, {c.y:g})" + "".join(f", {s}" for s in self._conditions(c)))
+        return "\n".join(lines)
+
+    def _standing_now(self) -> str:
+        p = self.pending
+        if p is not None:
+            c = self.combatants[p.actor]
+            return f"turn {self.turn}, {p.kind.name} for {c.name} (#{c.id})"
+        if not self.stack and not self.over and not self.log.events:
+            return "not begun"
+        won = "nobody" if self.winner is None else f"side {self.winner}"
+        return f"over after turn {self.turn}: {won} won ({self.end_reason})"
+
+    def _conditions(self, c: Combatant) -> list[str]:
+        """What a glance at ``c`` shows: prone, clinched, in cover, stunned, ..."""
+        cs = self.combatants
+        out: list[str] = []
+        if not c.active:
+            out.append(c.health.status.value)
+        if c.escaped:
+            out.append("escaped")
+        if c.staked:
+            out.append("staked")
+        if c.stunned(self.turn):
+            out.append("stunned")
+        if c.prone:
+            out.append("prone")
+        if c.blinded:
+            out.append("blinded")
+        for what, other in (("clinched with", c.clinch_with), ("holding", c.holding),
+                            ("held by", c.held_by), ("feeding on", c.feeding_on),
+                            ("fed on by", c.fed_on_by)):
+            if other >= 0:
+                out.append(f"{what} {cs[other].name} (#{other})")
+        zone = self.field.cover_at(c.x, c.y) if self.field.cover else None
+        if zone is not None:
+            out.append(f"in cover ({zone.name})")
+        if c.aim is not None:
+            out.append(f"aiming at #{c.aim.target}")
+        if c.chase is not None:
+            out.append("fleeing")
+        if c.full_defense and c.active:
+            out.append("full defense")
+        return out
 
     # --- the turn sequence -------------------------------------------------
     def _turns(self, f: Frame) -> Decision | None:
@@ -797,7 +880,7 @@ class Battle:
             say(self, a.id, "ambush", target=t.id, margin=diff)
             if diff < 0:
                 continue  # the target notices: normal initiative
-            self._surprise = (a.id, t.id, diff, diff > 0)
+            self._surprise = Surprise(a.id, t.id, diff, diff > 0)
             f.actor = a.id
             f.pc = AMBUSH_ASKED
             return self.ask(f)
@@ -954,13 +1037,175 @@ class Battle:
             move(self, c, t, min(left, max(0.0, c.distance(t) - ADJACENT_YARDS)), jump=a.jump)
 
 
+# --- the battle's state, declared once ------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Loading:
+    """What a part's loader reads besides its own value (Battle.from_state's arguments)."""
+
+    data: dict[str, Any]  # the whole saved state
+    tables: Tables
+    seed: int | None  # a fresh dice stream from this seed (None: the saved stream)
+    dice: DiceSource | None  # these dice instead of the saved stream
+    battle: Battle | None  # the battle being rebuilt (None while its arguments load)
+
+    @property
+    def b(self) -> Battle:
+        assert self.battle is not None
+        return self.battle
+
+
+@dataclass(frozen=True, slots=True)
+class Part:
+    """One part of a battle's state: how a new battle starts it, how :meth:`Battle.clone`
+    copies it, and how :meth:`Battle.to_state`/:meth:`Battle.from_state` save and load it.
+    """
+
+    attr: str  # the Battle attribute ("": saved only, made from other parts)
+    key: str | None  # its key in a saved state (None: never saved)
+    start: Any = None  # a new battle's value (None: from Battle's arguments, or None itself)
+    fresh: bool = False  # ``start`` makes the value: a new list, dict, log for each battle
+    copy: Callable[[Any, Battle], Any] | None = None  # clone()'s copy (None: shared)
+    save: Callable[[Battle], Any] | None = None  # its saved JSON (None: the value as it is)
+    load: Callable[[Any, Loading], Any] | None = None  # from its JSON (None: as it is)
+    arg: bool = False  # given to Battle() by clone() and from_state(), not set after
+    optional: bool = False  # saved only on request (to_state(log=True)), may be missing
+
+
+def _dice_json(b: Battle) -> dict[str, Any]:
+    to_json = getattr(b.dice, "to_json", None)
+    if to_json is None:
+        raise TypeError(f"{type(b.dice).__name__} dice cannot be saved")
+    data: dict[str, Any] = to_json()
+    return data
+
+
+def _load_dice(data: Any, ld: Loading) -> DiceSource:
+    if ld.dice is not None:
+        return ld.dice
+    if ld.seed is not None:
+        import numpy as np  # here: a saved state's own dice build their generator when drawn
+
+        return RngDice(np.random.default_rng(ld.seed))
+    return dice_from_json(data)
+
+
+def _load_combatants(data: Any, ld: Loading) -> list[Combatant]:
+    cs: list[Combatant] = []
+    for n, (sheet, c) in enumerate(zip(ld.data["sheets"], data, strict=True)):
+        stats = build_stat_block(StatBlockSpec.model_validate(sheet), f"combatants.{n}")
+        cs.append(Combatant.from_json(c, stats, ld.tables))
+    if [c.id for c in cs] != list(range(len(cs))):
+        raise StateError("combatants: ids must be 0, 1, 2, ... in order")
+    return cs
+
+
+def _pending_json(b: Battle) -> dict[str, Any] | None:
+    p = b.pending
+    if p is None:
+        return None
+    return {"kind": p.kind.value, "actor": p.actor, "options": [o.to_json() for o in p.options]}
+
+
+def _load_pending(saved: Any, ld: Loading) -> Decision | None:
+    """The decision the rules ask at the top frame, checked against the saved one."""
+    b = ld.b
+    if not b.stack:
+        if saved is not None:
+            raise StateError("pending: a decision is saved but the battle is over")
+        return None
+    if saved is None:
+        raise StateError("pending: missing (the battle is not over)")
+    pending = b.ask(b.stack[-1])
+    kind = DecisionKind(saved["kind"])
+    options = tuple(shared(choice_from_json(kind, o)) for o in saved["options"])
+    if pending.kind is not kind or pending.actor != int(saved["actor"]) or (
+        pending.options != options
+    ):
+        raise StateError(
+            f"pending: the saved {kind.value} decision of combatant {saved['actor']} is not "
+            f"what the rules ask here ({pending.kind.value} of {pending.actor})"
+        )
+    return pending
+
+
+def _load_log(data: Any, ld: Loading) -> EventLog:
+    if data is not None:
+        return EventLog.from_json(data)
+    log = EventLog()  # saved without it: a new log headed by the state (see from_state)
+    log.emit(BattleEvent.saved(LOG_VERSION, ld.data))
+    return log
+
+
+def _optional_int(v: Any) -> int | None:
+    return None if v is None else int(v)
+
+
+# Every part of a battle's state, in the order of a saved state's keys (after
+# "format", "version" and "log_version"). A new part is one more row: a new
+# battle starts it, clone() copies it, to_state() saves it and from_state()
+# loads it as its row says. The class annotations on Battle give each its type.
+STATE: Final[tuple[Part, ...]] = (
+    # the setup: Battle's arguments (the dice change, but are forked by clone() itself)
+    Part("seed", "seed", arg=True, load=lambda v, ld: v if ld.seed is None else ld.seed),
+    Part("rules", "rules", arg=True, save=lambda b: rules_json(b.rules),
+         load=lambda v, ld: RuleSet.model_validate(v)),
+    Part("turn_limit", "turn_limit", arg=True, load=lambda v, ld: int(v)),
+    Part("field", "field", arg=True, save=lambda b: field_to_json(b.field),
+         load=lambda v, ld: field_from_json(v)),
+    Part("ambush", "ambush", arg=True, save=lambda b: [list(a) for a in b.ambush],
+         load=lambda v, ld: tuple((int(a), int(t)) for a, t in v)),
+    Part("", "sheets", save=lambda b: [sheet_of(c.stats) for c in b.combatants]),
+    # what changes
+    Part("combatants", "combatants", list, fresh=True,
+         copy=lambda cs, new: [c.copy() for c in cs],
+         save=lambda b: [c.to_json() for c in b.combatants], load=_load_combatants),
+    Part("turn", "turn", 0, load=lambda v, ld: int(v)),
+    Part("over", "over", False, load=lambda v, ld: bool(v)),
+    Part("winner", "winner", load=lambda v, ld: _optional_int(v)),
+    Part("end_reason", "end_reason", "", load=lambda v, ld: str(v)),
+    Part("order", "order", list, fresh=True,
+         copy=lambda order, new: [new.combatants[c.id] for c in order],  # after combatants
+         save=lambda b: [c.id for c in b.order],
+         load=lambda v, ld: [ld.b.combatants[int(i)] for i in v]),
+    Part("_surprise", "surprise",
+         save=lambda b: None if b._surprise is None else b._surprise.to_json(),
+         load=lambda v, ld: None if v is None else Surprise.from_json(v)),
+    Part("initiative_given", "initiative_given",
+         save=lambda b: None if b.initiative_given is None else [
+             [k, v] for k, v in b.initiative_given.items()],
+         load=lambda v, ld: None if v is None else {int(k): int(n) for k, n in v}),
+    Part("stack", "flow", list, fresh=True, copy=lambda stack, new: [f.copy() for f in stack],
+         save=lambda b: [f.to_json() for f in b.stack],
+         load=lambda v, ld: [Frame.from_json(f, ld.tables) for f in v]),
+    Part("pending", "pending", save=_pending_json, load=_load_pending),  # after flow
+    Part("dice", "dice", arg=True, save=_dice_json, load=_load_dice),
+    Part("log", "log", EventLog, fresh=True, copy=lambda log, new: EventLog(log.events),
+         save=lambda b: b.log.to_json(), load=_load_log, optional=True),
+    # never saved: a cache, rebuilt on demand, and the header's note of a state file
+    Part("_plans", None, dict, fresh=True, copy=lambda plans, new: dict(plans)),
+    Part("_plans_for", None, -1),
+    Part("standing", None),
+)
+# what Battle() sets, clone() copies and to_state() writes, worked out once
+_STARTS: Final[tuple[tuple[str, Any, bool], ...]] = tuple(
+    (p.attr, p.start, p.fresh) for p in STATE if p.attr and not p.arg)
+_CLONES: Final = tuple((p.attr, p.copy) for p in STATE if p.attr and not p.arg)
+_SAVED: Final[tuple[tuple[str, str, Callable[[Battle], Any] | None, bool], ...]] = tuple(
+    (p.key, p.attr, p.save, p.optional) for p in STATE if p.key is not None)
+
+
 __all__ = [
     "ADJACENT_YARDS",
     "ENGAGE_YARDS",
     "LOG_VERSION",
     "REACH_SLACK",
+    "STATE",
     "Battle",
     "Fighter",
+    "Loading",
+    "Part",
     "declarations",
     "field_from_json",
     "field_to_json",

@@ -57,8 +57,7 @@ def declare_options(b: Battle, c: Combatant) -> tuple[Choice, ...]:
 def attack_options(b: Battle, c: Combatant, opts: list[Choice]) -> None:
     hands = [False, True] if c.offhand >= 0 and not c.lost[c.offhand] else [False]
     penalty = action_penalty(b, c)
-    b._plans.clear()
-    b._plans_for = c.id
+    b.start_plans(c.id)
     candidates = usable_maneuvers(b, c, hands)
     if not candidates:
         return
@@ -98,8 +97,8 @@ def attack_options(b: Battle, c: Combatant, opts: list[Choice]) -> None:
                 continue
             variants = attack_actions(m, t.id, off, spec.called_shot)
             opts.extend(variants)
-            b._plans[id(variants[0])] = (t.id, m, off, penalty + move_pen,
-                                        dist if close else None, sit, w, nums)
+            b.keep_plan(variants[0], (t.id, m, off, penalty + move_pen,
+                                      dist if close else None, sit, w, nums))
 
 
 def usable_maneuvers(b: Battle, c: Combatant, hands: list[bool]) -> list[Candidate]:

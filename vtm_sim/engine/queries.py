@@ -166,8 +166,9 @@ def base_situation(b: Battle, c: Combatant, t: Combatant, close: bool,
         if c.aim_target == t.id and c.aim_dice > 0 and c.aim_turn >= b.turn - 1:
             w, _ = hand_weapon(c, offhand)
             dice += c.aim_dice + (2 if w.scope else 0)  # RNG-7
-    if b._surprise is not None and b._surprise[:2] == (c.id, t.id):
-        dice += b._surprise[2]  # ATK-11
+    surprise = b.surprise
+    if surprise is not None and surprise.attacker == c.id and surprise.target == t.id:
+        dice += surprise.dice  # ATK-11
     return Situation(dice, diff, auto)
 
 
@@ -184,7 +185,12 @@ def with_length(b: Battle, base: Situation, c: Combatant, t: Combatant, spec: Ma
 
 def plan_action(b: Battle, actor: int, action: Action) -> AttackPlan | None:
     """The pool and difficulty an ATTACK action would roll now."""
-    parts = b._plans.get(id(action)) if b._plans_for == actor else None
+    return plan_with(b, actor, action, b.planned(actor, action))
+
+
+def plan_with(b: Battle, actor: int, action: Action,
+              parts: PlanParts | None) -> AttackPlan | None:
+    """:func:`plan_action`, given what the option list kept for ``action`` (if anything)."""
     if parts is not None:
         t_id, m, off, pen, dist, sit, weapon, nums = parts
         c = b.combatants[actor]

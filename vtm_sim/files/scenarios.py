@@ -123,7 +123,7 @@ class Scenario:
         return Battle(
             self.fighters, seed=seed, dice=dice, rules=self.rules,
             turn_limit=turn_limit or self.turn_limit, field=self.field,
-            ambush=self.ambush,
+            ambush=self.ambush, scenario=self.name,
         )
 
     def side_name(self, side: int) -> str:

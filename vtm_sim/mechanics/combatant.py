@@ -98,60 +98,67 @@ class Combatant:
         )
 
     def copy(self) -> Combatant:
-        """An independent copy (the stat block is shared: it never changes)."""
-        return Combatant(
-            self.id,
-            self.stats,
-            self.side,
-            self.health.copy(),
-            self.x,
-            self.y,
-            self.willpower,
-            self.blood,
-            self.wielding,
-            list(self.ammo),
-            self.armor_rating,
-            self.armor_penalty,
-            self.prone,
-            self.blinded,
-            self.stunned_turn,
-            dict(self.attr_bonus),
-            self.offhand,
-            list(self.jammed),
-            list(self.lost),
-            self.facing,
-            dict(self.grapple_turn),
-            self.staked,
-            self.claws_out,
-            self.aim,
-            self.grip,
-            self.off_balance_turn,
-            self.init_penalty_turn,
-            self.vitae,
-            self.drunk,
-            self.grappled_turn,
-            self.wp_used,
-            dict(self.shots),
-            self.rating,
-            self.initiative,
-            self.rolled_penalty,
-            self.declared,
-            self.full_defense,
-            self.celerity,
-            self.wp_declared,
-            self.wp_spent_turn,
-            self.declared_used,
-            self.celerity_used,
-            self.defenses_used,
-            self.acted,
-            self.delayed,
-            self.waiting,
-            self.moved,
-            self.blood_spent,
-            self.sim_penalty,
-            self.chase,
-            self.escaped,
-        )
+        """An independent copy, field by field: the lists, dicts and health track are
+        copied, everything else (the stat block, numbers, frozen relations) shared.
+
+        Made without ``__init__`` (the generated one stays Python under mypyc) by
+        setting every field by name; tests/mechanics/test_combatant.py checks that
+        every field of ``dataclasses.fields(Combatant)`` is here and no mutable one
+        is shared.
+        """
+        new = Combatant.__new__(Combatant)
+        new.id = self.id
+        new.stats = self.stats
+        new.side = self.side
+        new.health = self.health.copy()
+        new.x = self.x
+        new.y = self.y
+        new.willpower = self.willpower
+        new.blood = self.blood
+        new.wielding = self.wielding
+        new.ammo = list(self.ammo)
+        new.armor_rating = self.armor_rating
+        new.armor_penalty = self.armor_penalty
+        new.prone = self.prone
+        new.blinded = self.blinded
+        new.stunned_turn = self.stunned_turn
+        new.attr_bonus = dict(self.attr_bonus)
+        new.offhand = self.offhand
+        new.jammed = list(self.jammed)
+        new.lost = list(self.lost)
+        new.facing = self.facing
+        new.grapple_turn = dict(self.grapple_turn)
+        new.staked = self.staked
+        new.claws_out = self.claws_out
+        new.aim = self.aim
+        new.grip = self.grip
+        new.off_balance_turn = self.off_balance_turn
+        new.init_penalty_turn = self.init_penalty_turn
+        new.vitae = self.vitae
+        new.drunk = self.drunk
+        new.grappled_turn = self.grappled_turn
+        new.wp_used = self.wp_used
+        new.shots = dict(self.shots)
+        new.rating = self.rating
+        new.initiative = self.initiative
+        new.rolled_penalty = self.rolled_penalty
+        new.declared = self.declared
+        new.full_defense = self.full_defense
+        new.celerity = self.celerity
+        new.wp_declared = self.wp_declared
+        new.wp_spent_turn = self.wp_spent_turn
+        new.declared_used = self.declared_used
+        new.celerity_used = self.celerity_used
+        new.defenses_used = self.defenses_used
+        new.acted = self.acted
+        new.delayed = self.delayed
+        new.waiting = self.waiting
+        new.moved = self.moved
+        new.blood_spent = self.blood_spent
+        new.sim_penalty = self.sim_penalty
+        new.chase = self.chase
+        new.escaped = self.escaped
+        return new
 
     def to_json(self) -> dict[str, Any]:
         """Everything that changes in a fight, JSON-ready (the sheet is saved apart)."""
