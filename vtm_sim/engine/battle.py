@@ -6,7 +6,9 @@ log), the rules and tables, and the dice. ``battle.pending`` says who must
 decide what and lists the legal options; ``battle.choose(choice)`` advances to
 the next decision (or the end). Policies, environments and the CLI all drive
 it the same way, and ``clone()``/``to_state()``/``from_state()`` copy and
-save it.
+save it: every part of its state is one row of :data:`STATE` (how a new battle
+starts it, how a clone copies it, its key and JSON in a saved state), so a
+new part is written once. ``repr`` and ``str`` say where the fight stands.
 
 The resolvers are functions over the battle, grouped by domain:
 :mod:`vtm_sim.engine.queries` (queries and attack modifiers, movement),
