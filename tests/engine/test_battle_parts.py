@@ -116,10 +116,11 @@ def test_the_plans_cache_is_kept_for_one_actor_and_dropped_on_a_choice() -> None
     assert plan is not None and plan.maneuver == attack.maneuver  # type: ignore[union-attr]
     b.choose(attack)
     assert b.planned(d.actor, attack) is None  # type: ignore[arg-type]
-    b.start_plans(0)
+    b.keep_plans(0, {})
     assert b.planned(0, attack) is None  # type: ignore[arg-type]
-    b.keep_plan(attack, parts)  # type: ignore[arg-type]
+    b.keep_plans(0, {id(attack): parts})
     assert b.planned(0, attack) == parts  # type: ignore[arg-type]
+    assert b.planned(1, attack) is None  # type: ignore[arg-type]
 
 
 def test_repr_is_one_line_saying_where_the_fight_stands() -> None:

@@ -511,14 +511,11 @@ class Battle:
         return self._surprise
 
     # --- the cache of the pending ACT options' plans (vtm_sim.engine.options) ---
-    def start_plans(self, actor: int) -> None:
-        """Forget the plans kept so far: ``actor``'s options are being listed."""
-        self._plans.clear()
+    def keep_plans(self, actor: int, plans: dict[int, PlanParts]) -> None:
+        """What the plans of ``actor``'s options, just listed, are made of (by the id of
+        each option; see :meth:`planned`), instead of any kept before."""
+        self._plans = plans
         self._plans_for = actor
-
-    def keep_plan(self, action: Action, parts: PlanParts) -> None:
-        """What ``action`` (an option being listed) would roll, for :meth:`planned`."""
-        self._plans[id(action)] = parts
 
     def planned(self, actor: int, action: Action) -> PlanParts | None:
         """The parts kept for ``action``, one of ``actor``'s pending options (None: none)."""

@@ -22,6 +22,7 @@ from vtm_sim.engine.obstacles import action_route
 from vtm_sim.engine.positions import ADJACENT_YARDS, enemies, running_room
 from vtm_sim.engine.queries import (
     REACH_SLACK,
+    PlanParts,
     action_penalty,
     approach,
     base_situation,
@@ -57,9 +58,10 @@ def declare_options(b: Battle, c: Combatant) -> tuple[Choice, ...]:
 def attack_options(b: Battle, c: Combatant, opts: list[Choice]) -> None:
     hands = [False, True] if c.offhand >= 0 and not c.lost[c.offhand] else [False]
     penalty = action_penalty(b, c)
-    b.start_plans(c.id)
+    plans: dict[int, PlanParts] = {}  # what each option's plan is made of: the battle keeps it
     candidates = usable_maneuvers(b, c, hands)
     if not candidates:
+        b.keep_plans(c.id, plans)
         return
     rules = b.rules
     for t in enemies(b, c):
@@ -97,8 +99,9 @@ def attack_options(b: Battle, c: Combatant, opts: list[Choice]) -> None:
                 continue
             variants = attack_actions(m, t.id, off, spec.called_shot)
             opts.extend(variants)
-            b.keep_plan(variants[0], (t.id, m, off, penalty + move_pen,
-                                      dist if close else None, sit, w, nums))
+            plans[id(variants[0])] = (t.id, m, off, penalty + move_pen,
+                                      dist if close else None, sit, w, nums)
+    b.keep_plans(c.id, plans)
 
 
 def usable_maneuvers(b: Battle, c: Combatant, hands: list[bool]) -> list[Candidate]:
