@@ -116,9 +116,9 @@ def test_the_plans_cache_is_kept_for_one_actor_and_dropped_on_a_choice() -> None
     assert plan is not None and plan.maneuver == attack.maneuver  # type: ignore[union-attr]
     b.choose(attack)
     assert b.planned(d.actor, attack) is None  # type: ignore[arg-type]
-    b.keep_plans(0, {})
-    assert b.planned(0, attack) is None  # type: ignore[arg-type]
-    b.keep_plans(0, {id(attack): parts})
+    kept = b.start_plans(0)
+    assert kept == {} and b.planned(0, attack) is None  # type: ignore[arg-type]
+    kept[id(attack)] = parts
     assert b.planned(0, attack) == parts  # type: ignore[arg-type]
     assert b.planned(1, attack) is None  # type: ignore[arg-type]
 

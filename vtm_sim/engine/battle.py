@@ -511,11 +511,14 @@ class Battle:
         return self._surprise
 
     # --- the cache of the pending ACT options' plans (vtm_sim.engine.options) ---
-    def keep_plans(self, actor: int, plans: dict[int, PlanParts]) -> None:
-        """What the plans of ``actor``'s options, just listed, are made of (by the id of
-        each option; see :meth:`planned`), instead of any kept before."""
-        self._plans = plans
+    def start_plans(self, actor: int) -> dict[int, PlanParts]:
+        """Forget the plans kept so far: ``actor``'s options are being listed. Returns
+        the (emptied) cache the listing fills, by the id of each option (see
+        :meth:`planned`); reused, not remade: no allocation on every option list."""
+        plans = self._plans
+        plans.clear()
         self._plans_for = actor
+        return plans
 
     def planned(self, actor: int, action: Action) -> PlanParts | None:
         """The parts kept for ``action``, one of ``actor``'s pending options (None: none)."""

@@ -22,7 +22,6 @@ from vtm_sim.engine.obstacles import action_route
 from vtm_sim.engine.positions import ADJACENT_YARDS, enemies, running_room
 from vtm_sim.engine.queries import (
     REACH_SLACK,
-    PlanParts,
     action_penalty,
     approach,
     base_situation,
@@ -58,10 +57,9 @@ def declare_options(b: Battle, c: Combatant) -> tuple[Choice, ...]:
 def attack_options(b: Battle, c: Combatant, opts: list[Choice]) -> None:
     hands = [False, True] if c.offhand >= 0 and not c.lost[c.offhand] else [False]
     penalty = action_penalty(b, c)
-    plans: dict[int, PlanParts] = {}  # what each option's plan is made of: the battle keeps it
+    plans = b.start_plans(c.id)  # what each option's plan is made of, kept by the battle
     candidates = usable_maneuvers(b, c, hands)
     if not candidates:
-        b.keep_plans(c.id, plans)
         return
     rules = b.rules
     for t in enemies(b, c):
@@ -101,7 +99,6 @@ def attack_options(b: Battle, c: Combatant, opts: list[Choice]) -> None:
             opts.extend(variants)
             plans[id(variants[0])] = (t.id, m, off, penalty + move_pen,
                                       dist if close else None, sit, w, nums)
-    b.keep_plans(c.id, plans)
 
 
 def usable_maneuvers(b: Battle, c: Combatant, hands: list[bool]) -> list[Candidate]:
