@@ -302,7 +302,7 @@ class Battle:
         return able(self, c)
 
     def enemies(self, c: Combatant) -> list[Combatant]:
-        """See :func:`vtm_sim.engine.queries.enemies`."""
+        """See :func:`vtm_sim.engine.positions.enemies`."""
         return enemies(self, c)
 
     def initiative_now(self, c: Combatant) -> int:
