@@ -85,7 +85,7 @@ def test_make_vec_env_subproc_every_id(eid: str) -> None:
 SUBPROC_SCRIPT = """
 import envs
 from stable_baselines3.common.vec_env import SubprocVecEnv
-from tests.test_envs_sb3 import vec_env_steps
+from tests.envs.test_envs_sb3 import vec_env_steps
 
 if __name__ == "__main__":
     vec_env_steps("vtm_sim/Duel-v0", SubprocVecEnv)

@@ -105,7 +105,7 @@ def attack(b: Battle, f: Frame) -> Decision | None:
                 key=lambda o: (o.id != t.id, t.distance(o), o.id),
             ))
             f.pc = ATTACK_DEFENDING
-        elif b.surprise is not None and b.surprise.no_defense:  # ATK-11: no defense
+        elif (sur := b.surprise) is not None and sur.no_defense:  # ATK-11: no defense
             f.defenses = ((DefenseKind.NONE, 0),)
             f.pc = ATTACK_ROLLING
         else:
@@ -251,7 +251,7 @@ def defense_options(b: Battle, d: Combatant, plan: AttackPlan) -> tuple[Defense,
         kinds = [k for k in kinds if k is DefenseKind.DODGE]
     if d.full_defense:  # DEF-7
         return defenses(tuple(k for k in kinds if defense_pool(d, k, d.defenses_used) > 0))
-    if b.surprise is not None and b.surprise.target == d.id:
+    if (sur := b.surprise) is not None and sur.target == d.id:
         # ATK-11 tie: the target has declared nothing and may simply defend
         return defenses(tuple(k for k in kinds if defense_pool(d, k, 0) > 0))
     if d.actions_left <= 0:  # DEF-2
