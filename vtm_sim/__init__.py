@@ -34,10 +34,11 @@ if TYPE_CHECKING:
     from vtm_sim.files.scenarios import Scenario, load_scenario
     from vtm_sim.files.state_files import load_state
     from vtm_sim.policies.play import Policy, play
-    from vtm_sim.policies.registry import make_policy, policy_names
+    from vtm_sim.policies.registry import make_policy
+    from vtm_sim.policies.registry import names as policy_names
     from vtm_sim.text.narration import narrate
 
-# name -> the module that owns it
+# name -> the module that owns it ("module:attribute" where the module names it otherwise)
 _LAZY = {
     "Battle": "vtm_sim.engine.battle",
     "Fighter": "vtm_sim.engine.battle",
@@ -49,7 +50,7 @@ _LAZY = {
     "Policy": "vtm_sim.policies.play",
     "play": "vtm_sim.policies.play",
     "make_policy": "vtm_sim.policies.registry",
-    "policy_names": "vtm_sim.policies.registry",
+    "policy_names": "vtm_sim.policies.registry:names",
     "narrate": "vtm_sim.text.narration",
 }
 
@@ -79,7 +80,8 @@ def __getattr__(name: str) -> Any:
     owner = _LAZY.get(name)
     if owner is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(owner), name)
+    module, _, attribute = owner.partition(":")
+    value = getattr(importlib.import_module(module), attribute or name)
     globals()[name] = value
     return value
 

@@ -46,7 +46,6 @@ __all__ = [
     "make_policy",
     "maker",
     "names",
-    "policy_names",
     "register",
     "scenario_of",
 ]
@@ -151,11 +150,6 @@ def make_policy(name: str, scenario: Scenario | str, combatant: int, *, seed: in
 
     s = load_scenario(scenario) if isinstance(scenario, str) else scenario
     return maker(name, s)(np.random.default_rng(seed), combatant)
-
-
-def policy_names() -> list[str]:
-    """Every name :func:`make_policy` takes (the same list as :func:`names`)."""
-    return names()
 
 
 def describe(name: str) -> str:
