@@ -11,6 +11,7 @@ import importlib
 import json
 import re
 import sys
+import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
@@ -23,6 +24,25 @@ if TYPE_CHECKING:
     from vtm_sim.core.dice import RngDice, Roll
     from vtm_sim.mechanics.combatant import Combatant
 
+
+
+def _process_age() -> float:
+    """Seconds since this process started (Linux: /proc; elsewhere 0): the interpreter's
+    own start and the imports count against ``suggest --time`` too."""
+    try:
+        with open("/proc/self/stat", encoding="ascii") as f:
+            ticks = int(f.read().rsplit(")", 1)[1].split()[19])
+        with open("/proc/uptime", encoding="ascii") as f:
+            uptime = float(f.read().split()[0])
+        import os
+
+        return max(0.0, uptime - ticks / os.sysconf("SC_CLK_TCK"))
+    except (OSError, ValueError, IndexError):
+        return 0.0
+
+
+# when this process started, on the monotonic clock: `suggest --time` counts from here
+STARTED = time.monotonic() - _process_age()
 SEED_HELP = "Seed of the dice not given with --faces (default 0)."
 RULES_HELP = "Rules profile: a name under configs/rules/ or a YAML file."
 MAX_POOL = 100
