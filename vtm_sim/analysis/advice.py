@@ -379,7 +379,7 @@ def advise(
     policy_name: str,
     goal: Goal | None = None,
     goal_text: str = "win",
-    seconds: float | None = 2.0,
+    seconds: float | None = None,
     rollouts: int | None = None,
     seed: int = 0,
     kind: DecisionKind | None = None,
@@ -395,11 +395,11 @@ def advise(
     core this process may use). With ``kind``, every legal option of the NPC's next
     decision of that kind is ranked alone.
     """
+    if seconds is None and rollouts is None:
+        seconds = 2.0
     t0 = time.monotonic()
     deadline = None if seconds is None else t0 + seconds
     cap = rollouts if rollouts is not None else 100_000
-    if deadline is None and rollouts is None:
-        raise ValueError("advise needs seconds or rollouts")
     workers = default_workers() if workers is None else workers
     goal = goal or Goal(GoalKind.WIN, npc)
     root = battle.clone()
@@ -410,7 +410,7 @@ def advise(
     t_probe = time.monotonic()
     probes = [probe(root, npc, playout, {}, seed, k, kinds) for k in range(PROBES)]
     # a first guess of a rollout's cost (on one core): a probe plays part of one
-    guess = 2.0 * (time.monotonic() - t_probe) / PROBES
+    guess = 3.0 * (time.monotonic() - t_probe) / PROBES
     seen = [kd for kd in (*TURN_ORDER, DecisionKind.DEFEND) if any(kd in p.at for p in probes)]
     if not seen:
         why = ("the fight is over" if root.over else
@@ -438,7 +438,7 @@ def advise(
         elif kd is DecisionKind.DECLARE:
             opts = _merge([candidates(f, d, playout(npc).choose(f, d)) for f, d in at], 8)
         else:
-            opts = _merge([list(d.options) for _f, d in at], 12)
+            opts = _merge([[playout(npc).choose(f, d), *d.options] for f, d in at], 12)
         for o in opts:
             for f, d in at:
                 if o in d.options:

@@ -121,8 +121,9 @@ def reason_for(b: Battle, npc: int, goal: Goal, choice: Choice, words: str, ex: 
     elif isinstance(choice, Action):
         k = choice.kind
         if k in (ActionKind.FLEE, ActionKind.PURSUE):
-            facts.append(flee_fact(b, me, choice) if k is ActionKind.FLEE
-                         else chase_words(b, me, choice))
+            if k is ActionKind.FLEE:
+                facts.append(flee_fact(b, me, choice))
+            facts.append(chase_words(b, me, choice))
         elif k is ActionKind.TAKE_COVER:
             facts.append("cover makes every shot at it harder; it gives up this action's attack")
         elif k is ActionKind.MOVE:

@@ -287,9 +287,9 @@ def race(job: Job, budget: Budget, workers: int,
             if budget.deadline is not None:
                 left = budget.deadline - time.monotonic()
                 fits = int(left * pool.workers / max(1e-6, cost * len(alive)))
-                if n >= budget.floor and fits < 1:
-                    break
-                size = max(min(size, fits), budget.floor - n, 1)
+                if fits < 1 and (n > 0 or left <= 0):
+                    break  # no time left (for the first round: none at all)
+                size = max(1, min(size, fits))
             t0 = time.monotonic()
             tasks: list[tuple[int, int, int]] = []
             split = pool.workers if len(alive) < pool.workers else 1

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from vtm_sim.policies.play import Policy
 
 
-OUTPUT_MARGIN = 0.2  # seconds kept for printing the answer
+OUTPUT_MARGIN = 0.3  # seconds kept for printing the answer
 
 
 def _playout(name: str, battle: Battle, seed: int) -> Callable[[int], Policy]:
