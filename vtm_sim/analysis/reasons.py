@@ -107,14 +107,16 @@ def reason_for(b: Battle, npc: int, goal: Goal, choice: Choice, words: str, ex: 
                tally: Tally, best: Tally, is_best: bool, is_tied: bool,
                alts: Sequence[tuple[Choice, object, Tally]]) -> str:
     """``words``: the fact that decides it; the odds; the goal's value."""
+    from vtm_sim.analysis.advice import Exchange
+
     me = b.combatants[npc]
     facts: list[str] = []
-    if ex is not None:
+    if isinstance(ex, Exchange):
         fact = attack_fact(b, me, ex, alts)
         if fact:
             facts.append(fact)
         facts.append(odds_words(b, ex))
-        if not _moves(choice):
+        if not _moves(choice) and not ex.plan.close:
             c = cover_fact(b, me)
             if c:
                 facts.append(c)
