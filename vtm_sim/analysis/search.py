@@ -242,6 +242,7 @@ class Budget:
     floor: int = 4
     round_size: int = 8
     cost: float = 0.01
+    total: int | None = None  # stop before a round that would pass this many rollouts in all
 
 
 class Pool:
@@ -284,6 +285,11 @@ def race(job: Job, budget: Budget, workers: int,
         n = 0
         while alive and n < cap:
             size = min(budget.round_size, cap - n)
+            if budget.total is not None:
+                room = (budget.total - sum(t.n for t in tallies)) // len(alive)
+                if room < 1:
+                    break
+                size = min(size, room)
             if budget.deadline is not None:
                 left = budget.deadline - time.monotonic()
                 fits = int(left * pool.workers / max(1e-6, cost * len(alive)))
