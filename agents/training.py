@@ -19,9 +19,10 @@ the Zoo's layout::
       summary.json                what ``vtm-sim train --json`` prints
 
 Sub-env ``k`` plays seat ``k mod S`` (S = the scenario's sides, the agent
-being the first combatant of that side) against opponent ``(k div S) mod O`` of
-``--opponents``, so ``--n-envs`` >= S x O trains every seat against every
-opponent. ``--opponents self`` trains by self-play against a league of past
+being the first combatant of that side) against one of the O ``--opponents``
+(:func:`assignments`): with ``--n-envs`` >= S x O opponent ``(k div S) mod O``, so
+every seat trains against every opponent; with fewer, opponent ``k mod O``, so
+every opponent is still played; fewer sub-envs than opponents is refused. ``--opponents self`` trains by self-play against a league of past
 snapshots on the multi-agent env (:mod:`agents.league`). torch and
 stable-baselines3 are imported inside the functions.
 """
@@ -246,11 +247,25 @@ def seat_class(maker: PolicyMaker, cid: int) -> type:
 
 def assignments(scenario: Scenario, opponents: Sequence[str], n_envs: int
                 ) -> list[tuple[int, str | None]]:
-    """(seat, opponent) of each sub-env: seat ``k mod S``, opponent ``(k div S) mod O``
-    (None: self-play)."""
+    """(seat, opponent) of each sub-env (opponent None: self-play, no ``opponents``).
+
+    Sub-env ``k`` plays seat ``k mod S`` (S: the scenario's sides). With ``n_envs`` >=
+    S x O (O: the opponents), opponent ``(k div S) mod O``: every seat against every
+    opponent. With fewer, opponent ``k mod O``, round-robin, so every opponent is still
+    played (and every seat, once ``n_envs`` >= S).
+
+    Raises:
+        ConfigError: ``n_envs`` < O, which would leave an opponent out.
+    """
     sides = seats(scenario)
-    return [(sides[k % len(sides)],
-             opponents[(k // len(sides)) % len(opponents)] if opponents else None)
+    n_sides, n_opp = len(sides), len(opponents)
+    if n_envs < n_opp:
+        raise ConfigError(f"--n-envs {n_envs}: each sub-env plays one opponent, so "
+                          f"{n_opp} --opponents need --n-envs {n_opp} or more")
+    every_pair = n_envs >= n_sides * n_opp
+    return [(sides[k % n_sides],
+             opponents[(k // n_sides) % n_opp if every_pair else k % n_opp]
+             if opponents else None)
             for k in range(n_envs)]
 
 

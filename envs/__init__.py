@@ -25,7 +25,8 @@ steps cost well over 0.1 ms (many combatants, heavy opponent policies). On the
 env steps/s) and for 2 BarBrawl envs (8 combatants: 1.57k vs 1.45k);
 ``python experiments/bench_env.py`` measures both on yours. With the default
 ``autoreset_mode`` (next step) the mask returned with a sub-env's final step
-is all zeros: send any action for it, the autoreset ignores it.
+holds the pass action alone (never all zeros): send it, or any action, the
+autoreset ignores it.
 
 The multi-agent (PettingZoo) versions are :class:`VtmParallelEnv` (every
 combatant steps at once, ``noop`` when not asked) and :class:`VtmAECEnv` (only

@@ -15,7 +15,10 @@ initiative, declarations run in reverse, a defender answers mid-action).
   (:mod:`envs.actions`, same indices). ``observe(agent)`` is
   ``{"observation": ..., "action_mask": int8}``: the single-agent encoding
   seen by that combatant and its legal actions (all zero for a combatant not
-  being asked). ``infos[agent]`` holds the same mask.
+  being asked). ``infos[agent]`` holds the same mask. Once the episode is over
+  (terminated or truncated) every agent's mask holds the pass action alone
+  (:meth:`envs.actions.ActionCatalog.final_mask`), so the observation that ``last()``
+  gives a finished agent never has an all-zero mask.
 - Rewards, shaping, infos and illegal actions are :class:`envs.match.Match`'s,
   as in the Gymnasium and parallel envs: by default an illegal action is the
   passive option at ``illegal_penalty`` (-0.1) with ``infos[agent]["illegal"]``
@@ -93,10 +96,13 @@ class VtmAECEnv(CombatantAgents, AECEnv):  # type: ignore[misc]
             self.agent_selection = self._asked() or agent
 
     def mask(self, agent: str) -> np.ndarray:
-        """The legal actions of ``agent`` now (int8; all zero unless it is being asked)."""
+        """The legal actions of ``agent`` now (int8; all zero unless it is being asked;
+        the pass action alone once the episode is over, terminated or truncated)."""
         b = self.match.battle
         d = b.pending if b is not None else None
-        return self.match.mask if d is not None and self._ids[agent] == d.actor else self._no_mask
+        if d is None or self.truncations.get(agent, False):
+            return self.match.final_mask
+        return self.match.mask if self._ids[agent] == d.actor else self._no_mask
 
     # --- internals -------------------------------------------------------
     def _asked(self) -> str | None:

@@ -88,10 +88,14 @@ class VtmEnv(gym.Env[ObsType, np.int64]):
     Terminated when the battle ends (one side standing, everyone down, or the
     turn limit). If the agent is taken out while its allies fight on, the
     policies play the battle out within that step. The registered ids also
-    truncate at ``max_episode_steps``. ``info`` always holds ``action_mask``,
-    ``decision`` (the kind asked, ``""`` at the end), ``turn``, ``illegal`` and
-    ``illegal_actions``; at the end
-    also ``winner`` (side, -1 for none) and ``end_reason``.
+    truncate at ``max_episode_steps``. ``info`` holds the same keys, each of one
+    type, on reset, on every step and at the end (:data:`envs.match.INFO_KEYS`):
+    ``action_mask`` (int8), ``decision`` (str, the kind asked; ``""`` at the end),
+    ``turn`` (int), ``illegal`` (bool), ``illegal_actions`` (int), ``winner`` (int:
+    the winning side; -1 before the end and for a draw) and ``end_reason`` (str;
+    ``""`` before the end). Once the battle is over the mask holds the pass action
+    alone (``catalog.pass_index``), never all zeros, so ``-inf`` masking stays
+    finite on a final observation.
 
     ## Arguments
 
@@ -113,7 +117,9 @@ class VtmEnv(gym.Env[ObsType, np.int64]):
     - ``skip_forced``: answer single-option decisions automatically (True).
     - ``turn_limit``: override the scenario's turn limit.
     - ``render_mode``: ``"ansi"`` (``render()`` narrates the events since the last
-      step) or ``"rgb_array"`` (a top-down battle map, :mod:`envs.battlemap`).
+      step), ``"human"`` (``render()`` prints that same text; a step never renders, so
+      call ``render()`` after each step) or ``"rgb_array"`` (a top-down battle map,
+      :mod:`envs.battlemap`).
 
     ## Registered Configurations
 
@@ -236,8 +242,9 @@ class VtmEnv(gym.Env[ObsType, np.int64]):
         return info
 
     def render(self) -> str | np.ndarray | None:
-        """``"ansi"``: the narration of the events since the last step; ``"rgb_array"``:
-        a top-down battle map (:mod:`envs.battlemap`)."""
+        """``"ansi"``: the narration of the events since the last step; ``"human"``: the
+        same text printed (returns None); ``"rgb_array"``: a top-down battle map
+        (:mod:`envs.battlemap`)."""
         return self.match.render()
 
     def action_masks(self) -> np.ndarray:

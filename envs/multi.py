@@ -14,7 +14,8 @@ once, the PettingZoo ``ParallelEnv`` way:
   the single-agent encoding seen by that combatant (its ``decision`` block is
   zero unless it is the one asked) and its legal actions. The asked agent's
   mask marks its legal choices; every other agent's mask marks only ``noop``.
-  The same mask is in ``infos[agent]["action_mask"]``.
+  The same mask is in ``infos[agent]["action_mask"]``. Once the battle is over every
+  agent's mask is ``noop`` alone, so no mask is ever all zeros.
 - Only the asked agent's action changes the battle. By default any other
   non-``noop`` action is ignored, and an illegal action of the asked agent is
   its passive option, each at ``illegal_penalty`` (-0.1) for that agent, with
@@ -60,7 +61,7 @@ class VtmParallelEnv(CombatantAgents, ParallelEnv):  # type: ignore[misc]
         skip_forced: answer single-option decisions automatically.
         turn_limit: override the scenario's turn limit.
         max_steps: truncate after this many steps (None: the battle's turn limit only).
-        render_mode: ``"ansi"``, ``"rgb_array"`` or None.
+        render_mode: ``"ansi"``, ``"human"`` (prints the ansi text), ``"rgb_array"`` or None.
     """
 
     metadata: dict[str, Any] = {  # noqa: RUF012

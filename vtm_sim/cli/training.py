@@ -97,7 +97,8 @@ def _default_out(algo: str, env_id: str) -> Path:
               f"{DEFAULT_OPPONENTS} with self-play).")
 @click.option("--n-envs", type=click.IntRange(1, 64), default=None, metavar="K",
               help="Parallel sub-envs (default: n_envs of the hyperparameters); sub-env k "
-              "plays seat k mod the number of sides.")
+              "plays seat k mod the number of sides, and the opponents take turns, so at "
+              "least one sub-env per opponent is needed.")
 @click.option("--shaping", type=float, default=None, metavar="W",
               help="Reward per health level dealt minus taken (default: the env's default).")
 @click.option("--control", type=click.Choice(["combatant", "side"]), default=None,
@@ -125,7 +126,7 @@ def train_cmd(env_id: str, algo: str, timesteps: int | None, seed: int, opponent
     """
     _training_imports()
     from agents.evaluation import seats
-    from agents.training import SELF, RunArgs, load_hyperparams, train
+    from agents.training import SELF, RunArgs, assignments, load_hyperparams, train
 
     with user_errors():
         scenario = _scenario_of(env_id)
@@ -149,8 +150,9 @@ def train_cmd(env_id: str, algo: str, timesteps: int | None, seed: int, opponent
                        shaping=shaping, control=control, init=init_model)
         if init_model is not None and not Path(init_model).with_suffix(".zip").is_file():
             raise ConfigError(f"--init {init_model}: no such model file")
+        assignments(scenario, list(train_makers), args.n_envs)  # every opponent played
         pairs = len(seats(scenario)) * max(1, len(train_makers))
-        if args.n_envs < pairs:  # sub-env k: seat k mod S, opponent (k div S) mod O
+        if args.n_envs < pairs:  # sub-env k: seat k mod S, opponent k mod O
             click.echo(f"warning: --n-envs {args.n_envs} covers {args.n_envs} of the {pairs} "
                        f"seat x opponent pairs; give --n-envs {pairs} (or a multiple) to "
                        "train on every one", err=True)
