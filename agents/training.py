@@ -6,24 +6,25 @@ overridden by a ``--config`` file of the same keys, validated by
 :class:`Hyperparams` (unknown keys are refused). A run writes its folder in
 the Zoo's layout::
     DIR/
-      Duel-v0.zip, Duel-v0.json   the final model and its metadata (agents.learned)
+      Duel-v5.zip, Duel-v5.json   the final model and its metadata (agents.learned)
       best_model.zip, .json       the best model at the periodic evaluations
       rl_model_<N>_steps.zip      checkpoints
       evaluations.npz             timesteps and scores of every evaluation
       monitor/                    SB3 Monitor CSVs, one per sub-env
       tb/                         TensorBoard logs
-      Duel-v0/config.yml          the resolved hyperparameters
-      Duel-v0/args.yml            the command's arguments (seed included)
-      Duel-v0/command.txt         the command line
-      Duel-v0/versions.yml        python and library versions, and the build
+      Duel-v5/config.yml          the resolved hyperparameters
+      Duel-v5/args.yml            the command's arguments (seed included)
+      Duel-v5/command.txt         the command line
+      Duel-v5/versions.yml        python and library versions, and the build
       summary.json                what ``vtm-sim train --json`` prints
 
 Sub-env ``k`` plays seat ``k mod S`` (S = the scenario's sides, the agent
 being the first combatant of that side) against one of the O ``--opponents``
 (:func:`assignments`): with ``--n-envs`` >= S x O opponent ``(k div S) mod O``, so
 every seat trains against every opponent; with fewer, opponent ``k mod O``, so
-every opponent is still played; fewer sub-envs than opponents is refused. ``--opponents self`` trains by self-play against a league of past
-snapshots on the multi-agent env (:mod:`agents.league`). torch and
+every opponent is still played; fewer sub-envs than opponents is refused.
+``--opponents self`` trains by self-play against a league of past snapshots on the
+multi-agent env (:mod:`agents.league`). torch and
 stable-baselines3 are imported inside the functions.
 """
 
@@ -219,6 +220,10 @@ def env_scenario(env_id: str) -> str:
     """The scenario a registered id plays; ConfigError for an unknown id."""
 
     if env_id not in gym.registry:
+        now = envs.current_id(env_id)
+        if now is not None:
+            raise ConfigError(f"--env {env_id}: an older version of {now}, the one this "
+                              "code has (docs/environments/history.yaml)")
         raise ConfigError(f"--env {env_id}: unknown environment id (expected one of "
                           f"{', '.join(envs.registered_ids())})")
     scenario = gym.registry[env_id].kwargs.get("scenario")

@@ -24,6 +24,15 @@ initiative, declarations run in reverse, a defender answers mid-action).
   passive option at ``illegal_penalty`` (-0.1) with ``infos[agent]["illegal"]``
   and the episode's count in ``infos[agent]["illegal_actions"]``; a combatant's
   rewards accumulate between its turns (``last()`` gives the sum).
+
+## Version History
+
+The same versions as the Gymnasium ids' (:class:`envs.env.VtmEnv`: one core, one
+observation layout and action catalog), in ``metadata["name"]``
+(``vtm_sim_aec_v5``) with the layout in ``metadata["obs_version"]``: v5
+observation layout 5 (the ``tempo`` block); v4 layout 4 and the jumping moves; v3
+layout 3 with flee and pursue; v2 layout 2; v1 layout 1; v0 the name that all of
+them carried until 2026-12-07.
 """
 
 from __future__ import annotations
@@ -33,8 +42,10 @@ from typing import Any
 import numpy as np
 from pettingzoo import AECEnv  # type: ignore[import-untyped]
 
+from envs import VERSION
 from envs.combatants import CombatantAgents
 from envs.match import RENDER_MODES
+from vtm_sim.data.formats import OBS_VERSION
 
 __all__ = ["VtmAECEnv"]
 
@@ -47,7 +58,8 @@ class VtmAECEnv(CombatantAgents, AECEnv):  # type: ignore[misc]
     """
 
     metadata: dict[str, Any] = {  # noqa: RUF012
-        "name": "vtm_sim_aec_v0",
+        "name": f"vtm_sim_aec_v{VERSION}",
+        "obs_version": OBS_VERSION,
         "render_modes": list(RENDER_MODES),
         "is_parallelizable": False,
     }

@@ -28,6 +28,7 @@ TRAINING_HINT = (
     "build), then pip install -e '.[training]'"
 )
 DEFAULT_OPPONENTS = "nearest,tactician"
+DEFAULT_ENV = "vtm_sim/Duel-v5"  # envs.env_id("duel"), written out: envs loads only to run
 ALGO_NAMES = ("maskable-ppo", "ppo")
 
 
@@ -59,6 +60,13 @@ def _scenario_of(env_id: str) -> Scenario:
     return load_scenario(env_scenario(env_id))
 
 
+def _current(recorded: str) -> str | None:
+    """The id a model's recorded env id names today (its older versions included)."""
+    import envs
+
+    return envs.current_id(recorded)
+
+
 def _training_imports() -> None:
     try:
         import sb3_contrib  # noqa: F401
@@ -79,7 +87,7 @@ def _default_out(algo: str, env_id: str) -> Path:
 
 
 @main.command("train")
-@click.option("--env", "env_id", default="vtm_sim/Duel-v0", show_default=True, metavar="ID",
+@click.option("--env", "env_id", default=DEFAULT_ENV, show_default=True, metavar="ID",
               help="A registered environment id (docs/environments/index.md).")
 @click.option("--algo", type=click.Choice(ALGO_NAMES), default="maskable-ppo",
               show_default=True, help="maskable-ppo learns with the action masks; ppo learns "
@@ -246,7 +254,7 @@ def evaluate_cmd(model: str, env_id: str | None, opponents: str, episodes: int, 
     model = model.removeprefix("model:")
     agent = _load(model)
     with user_errors():
-        scenario = _scenario_of(env_id or agent.info.env_id or "vtm_sim/Duel-v0")
+        scenario = _scenario_of(env_id or _current(agent.info.env_id) or DEFAULT_ENV)
         if agent.info.scenario != scenario.name:
             raise ConfigError(f"--env {env_id}: plays {scenario.name}, the model was trained "
                               f"on {agent.info.scenario}")
