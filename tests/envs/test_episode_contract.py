@@ -179,3 +179,24 @@ def test_parallel_info_keys_and_final_masks(scenario: str) -> None:
                     assert np.flatnonzero(info["action_mask"]).tolist() == [env.noop]
                 elif not truncs[a]:
                     assert info["winner"] == -1 and info["end_reason"] == ""
+
+
+def test_self_play_env_ends_on_the_pass_mask_too() -> None:
+    """`vtm-sim train --opponents self`'s env (agents.league) follows the same rule."""
+    pytest.importorskip("pettingzoo")
+    from agents.league import SelfPlayEnv
+
+    env = SelfPlayEnv("duel", seat=0)
+    d, n = int(env.observation_space.shape[0]), int(env.action_space.n)  # type: ignore[index]
+    rng = np.random.default_rng(0)
+    env.add_snapshot([(rng.normal(0, 0.1, (n, d)).astype(np.float32),
+                       np.zeros(n, np.float32))], "tanh")
+    _, info = env.reset(seed=0)
+    ends = 0
+    for _ in range(300):
+        _, _, term, trunc, info = env.step(pick(info["action_mask"], rng))
+        if term or trunc:
+            assert np.flatnonzero(info["action_mask"]).tolist() == [env.parallel.catalog.pass_index]
+            ends += 1
+            _, info = env.reset()
+    assert ends
