@@ -13,7 +13,7 @@ on the other, ``--battles`` seeded battles a seat (seed ``k`` rolls the battle's
 dice and seeds both searches). The score is the advisor's wins plus half the draws
 over both seats, with a 95% Wilson interval; 0.5 is as good as the planner.
 
-``escape``: from each state of ``experiments/states/escape/`` (its ``npc:`` line),
+``escape``: from each state of ``experiments/states/escape/`` (:data:`ESCAPE` names its NPC),
 ``--fights`` seeded fights per contender: the NPC played by the advisor with goal
 ``escape``, or by each ladder rung (``ladder:1`` .. ``ladder:4``); everyone else by
 the tactician. Counted: the share of fights in which the NPC got away (MOVE-4).
@@ -42,6 +42,14 @@ from vtm_sim.policies.playouts import advice_playout  # noqa: E402
 from vtm_sim.policies.tactician import TacticianPolicy  # noqa: E402
 
 RUNGS = ("ladder:1", "ladder:2", "ladder:3", "ladder:4")
+ESCAPE = {  # experiments/states/escape/: the NPC who wants out
+    "alley.yaml": "Street Thug",
+    "diner.yaml": "Deputy Hollis",
+    "duel.yaml": "Bar Brawler",
+    "knife_duel.yaml": "Knife Fighter",
+    "rooftops.yaml": "Brother Tomas, Zealot",
+    "sniper.yaml": "Mara Kell, Sniper",
+}
 
 
 def wilson(k: float, n: int) -> tuple[float, float]:
@@ -125,11 +133,9 @@ def main() -> None:
                           f"battles; seat 0 {seats[0]:.3f}, seat 1 {seats[1]:.3f}", flush=True)
             out["win"] = rows
         else:
-            import yaml
-
             rows = []
-            for path in sorted((ROOT / "experiments" / "states" / "escape").glob("*.yaml")):
-                npc = yaml.safe_load(path.read_text(encoding="utf-8"))["npc"]
+            for f, npc in ESCAPE.items():
+                path = ROOT / "experiments" / "states" / "escape" / f
                 row: dict[str, object] = {"state": path.name, "npc": npc}
                 for contender in ("advisor", *RUNGS):
                     tasks = [(str(path), npc, contender, seed, args.rollouts)

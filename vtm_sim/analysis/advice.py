@@ -63,6 +63,7 @@ __all__ = ["Advice", "Exchange", "OptionAdvice", "Step", "advise", "describe", "
            "find_combatant", "reach_npc", "route_words", "situation_lines"]
 
 MAX_SETUP_DECISIONS: Final = 500  # decisions played by others before the NPC is asked
+DEFAULT_CAP: Final = 400  # simulated fights an option at most, without --rollouts
 PROBES: Final = 8  # simulated starts of the turn that show the NPC's options
 MAX_ACT_OPTIONS: Final = 10  # actions raced in a turn plan
 TURN_ORDER: Final = (DecisionKind.BLOOD, DecisionKind.DECLARE, DecisionKind.ACT)
@@ -312,7 +313,8 @@ def act_candidates(fork: Battle, d: Decision, goal: Goal, prior: Choice) -> list
     (:func:`~vtm_sim.policies.planner.candidates`: the prior's pick, the best attacks by
     exact odds, every kind of non-attack move) and what the goal adds (running, cover,
     moving toward the one to protect)."""
-    out = candidates(fork, d, prior)
+    base = candidates(fork, d, prior)
+    out = base[:1]  # the prior's pick, then what the goal adds, then the planner's others
     for o in d.options:
         if not isinstance(o, Action) or o in out:
             continue
@@ -324,6 +326,7 @@ def act_candidates(fork: Battle, d: Decision, goal: Goal, prior: Choice) -> list
                  and o.target == goal.target and o.called is None)
         if run or move or named:
             out.append(o)
+    out += [o for o in base if o not in out]
     if not any(isinstance(o, Action) and o.kind in PASSIVE for o in out):
         for o in d.options:  # the do-nothing option, to compare against
             if isinstance(o, Action) and o.kind is ActionKind.PASS:
@@ -399,7 +402,7 @@ def advise(
         seconds = 2.0
     t0 = time.monotonic()
     deadline = None if seconds is None else t0 + seconds
-    cap = rollouts if rollouts is not None else 100_000
+    cap = rollouts if rollouts is not None else DEFAULT_CAP
     workers = default_workers() if workers is None else workers
     goal = goal or Goal(GoalKind.WIN, npc)
     root = battle.clone()

@@ -18,6 +18,9 @@ What makes it fit in two seconds:
   paired difference to the best is below zero by :data:`RACE_Z` standard errors
   is dropped, so the rollouts go to the options still in contention;
 - **truncated rollouts** scored by the goal's estimate of where the fight stands;
+- **settling**: once every option left is known to within :data:`SETTLE` of the
+  best (their paired differences' intervals are that narrow), the race stops: they
+  are equally good;
 - **anytime**: the rounds stop at a deadline (or a cap on rollouts), between
   rounds only. Every rollout's dice are fixed by ``(seed, k)`` beforehand and the
   rounds do not depend on the number of workers, so the same rounds give the same
@@ -44,6 +47,7 @@ from vtm_sim.policies.play import Policy
 Plan = dict[DecisionKind, Choice]
 Case = tuple[int, ...]  # the enemies whose initiative beats the NPC's this turn
 
+SETTLE: Final = 0.03  # an indifference zone: options closer than this are equally good
 RACE_Z: Final = 2.5  # standard errors of the paired difference that drop an option
 TIE_Z: Final = 2.0  # within this many standard errors of the best: tied with it
 FACES: Final = 320  # faces drawn ahead for each rollout
@@ -243,6 +247,7 @@ class Budget:
     round_size: int = 8
     cost: float = 0.01
     total: int | None = None  # stop before a round that would pass this many rollouts in all
+    settle: float | None = SETTLE  # stop once every option left is within this of the best
 
 
 class Pool:
@@ -317,6 +322,10 @@ def race(job: Job, budget: Budget, workers: int,
                     if i == best or mean + RACE_Z * se >= 0.0:
                         keep.append(i)
                 alive = keep
+                if budget.settle is not None and len(alive) > 1 and all(
+                        TIE_Z * paired(tallies[i], tallies[best])[1] <= budget.settle
+                        for i in alive if i != best):
+                    break  # the rest are known to within the zone: settled
             if len(alive) == 1:
                 break
     finally:
