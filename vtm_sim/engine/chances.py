@@ -200,7 +200,7 @@ def with_weapon_drawn(battle: Battle, weapon: int) -> Battle:
     return fork
 
 
-def acting(battle: Battle, actor: int) -> Battle | None:
+def acting(battle: Battle, actor: int, *, declared: int | None = None) -> Battle | None:
     """A copy of ``battle`` at an ACT decision of combatant ``actor``, everything else as
     it stands: no decision played, no die rolled (the copy's ``pending``; None when the
     actor cannot act now: down, staked, stunned, CPX-2, CPX-5, or out of actions this
@@ -210,21 +210,25 @@ def acting(battle: Battle, actor: int) -> Battle | None:
     as the engine asks it (:meth:`Battle.ask`) with what it has declared so far: at a
     turn's start (a state file's turn, begun at its declarations) everyone stands as the
     turn's start leaves them, one action declared (INIT-5) and not yet taken, so a target
-    defends by aborting it (DEF-3). The copy's turn sequence ends after the action (the
-    copy is for looking at that one action: :func:`chance_point`,
-    :func:`with_weapon_drawn`).
+    defends by aborting it (DEF-3). ``declared``: the actions the actor has declared
+    this turn instead (INIT-5; ACT-1: its multiple-action penalty). The copy's turn
+    sequence ends after the action (it is for looking at, or rolling, that one action:
+    :func:`chance_point`, :func:`with_weapon_drawn`).
     """
     d = battle.pending
     if d is not None and d.kind is DecisionKind.ACT and d.actor == actor:
-        return battle.clone()  # as asked (an ambush's attack too, ATK-11)
-    if battle.over or not battle.stack:
-        return None
-    c = battle.combatants[actor]
-    if not can_decide(battle, c) or c.full_defense or c.actions_left <= 0:
-        return None
-    fork = battle.clone()
-    fork.stack = [Frame(Routine.TURNS, TURNS_LOOP)]
-    f = Frame(Routine.ACT, ACT_ASKED, actor, first=not c.acted)
-    fork.stack.append(f)
-    fork.pending = fork.ask(f)
+        fork = battle.clone()  # as asked (an ambush's attack too, ATK-11)
+    else:
+        if battle.over or not battle.stack:
+            return None
+        c = battle.combatants[actor]
+        if not can_decide(battle, c) or c.full_defense or c.actions_left <= 0:
+            return None
+        fork = battle.clone()
+        fork.stack = [Frame(Routine.TURNS, TURNS_LOOP),
+                      Frame(Routine.ACT, ACT_ASKED, actor, first=not c.acted)]
+    if declared is not None:
+        fc = fork.combatants[actor]
+        fc.declared = max(declared, fc.declared_used + 1)
+    fork.pending = fork.ask(fork.stack[-1])
     return fork
