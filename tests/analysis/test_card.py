@@ -16,6 +16,7 @@ from vtm_sim.data.rules import load_rules
 from vtm_sim.data.stat_blocks import load_stat_block
 from vtm_sim.engine.battle import Battle
 from vtm_sim.engine.exchange import exchange_odds
+from vtm_sim.files.state_files import labels
 
 V20 = load_rules("v20")
 
@@ -136,7 +137,7 @@ def _card(path: Path, me: str, foe: str, *, defend: bool = True) -> tuple[Battle
     from vtm_sim import load_state
 
     b = load_state(path)
-    names = [c.name for c in b.combatants]
+    names = labels([c.name for c in b.combatants])
     before = json.dumps(b.to_state(), sort_keys=True, default=str)
     card = card_for(b, names.index(me), names.index(foe), defend=defend)
     assert json.dumps(b.to_state(), sort_keys=True, default=str) == before  # not changed
@@ -222,6 +223,19 @@ def test_DEF_3_a_target_with_its_action_pending_defends_by_aborting(tmp_path: Pa
     fresh = tactic_card(load_stat_block("knife_fighter"), load_stat_block("knife_fighter"),
                         distance=1.0, rules=V20)
     assert all(r.p_abort is None for r in fresh.rows)
+    assert any("full defense" in o.action for o in fresh.others)  # the foe's own threat
+
+
+def test_RNG_10_an_empty_gun_in_the_state_offers_no_shot(tmp_path: Path) -> None:
+    p = tmp_path / "empty.yaml"
+    p.write_text("scenario: gunfight\nturn: 2\ncombatants:\n"
+                 "  Shotgun Frankie: {ammo: {shotgun: 0}}\n", encoding="utf-8")
+    _, card = _card(p, "Shotgun Frankie", "Patrol Officer#1")
+    assert not any(r.ready and r.weapon == "shotgun" for r in card.rows)
+    assert "reload" in _actions(card)
+    r = CliRunner().invoke(main, ["attack", "--state", str(p), "--attacker", "Shotgun Frankie",
+                                  "--defender", "Patrol Officer#1"])
+    assert r.exit_code == 2 and "empty" in r.output and len(r.output.strip().splitlines()) == 1
 
 
 def test_card_cli_state_in_a_clinch(tmp_path: Path) -> None:

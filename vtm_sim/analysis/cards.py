@@ -120,18 +120,25 @@ def tactic_card(attacker: StatBlock, defender: StatBlock, *, distance: float,
     at the attacker's first action (the defender is assumed to keep its turn for its best
     legal defense, without penalty, DEF-7, unless ``defend`` is false)."""
     fighters = [Fighter(attacker, 0, 0.0, 0.0), Fighter(defender, 1, float(distance), 0.0)]
-    # initiative faces only: no other die is rolled before the first decision
-    battle = Battle(fighters, dice=ScriptedDice([10, 1]), rules=rules, turn_limit=1)
-    guard = Declaration(1, True, 0, False) if defend else Declaration()
-    while battle.pending is not None and not (
-        battle.pending.kind is DecisionKind.ACT and battle.pending.actor == 0
-    ):
-        d = battle.pending
-        want = guard if d.actor == 1 else Declaration()
-        one = next((o for o in d.options if o == want),
-                   next((o for o in d.options if o == Declaration()), d.options[0]))
-        battle.choose(one)
-    return card_for(battle, 0, 1, defend=defend)
+
+    def first_action(guard: Declaration) -> Battle:
+        # initiative faces only: no other die is rolled before the first decision
+        battle = Battle(fighters, dice=ScriptedDice([10, 1]), rules=rules, turn_limit=1)
+        while battle.pending is not None and not (
+            battle.pending.kind is DecisionKind.ACT and battle.pending.actor == 0
+        ):
+            d = battle.pending
+            want = guard if d.actor == 1 else Declaration()
+            one = next((o for o in d.options if o == want),
+                       next((o for o in d.options if o == Declaration()), d.options[0]))
+            battle.choose(one)
+        return battle
+
+    plain = first_action(Declaration())
+    if not defend:
+        return card_for(plain, 0, 1, defend=False)
+    # DEF-7: the defender keeps its turn for defense; its own threat is its plain turn's
+    return _card(first_action(Declaration(1, True, 0, False)), plain, 0, 1, defend=True)
 
 
 def card_for(battle: Battle, me_id: int, foe_id: int, *, defend: bool = True) -> TacticCard:
@@ -139,6 +146,12 @@ def card_for(battle: Battle, me_id: int, foe_id: int, *, defend: bool = True) ->
     battle as it stands: its pending ACT decision, else the action the engine would ask
     it for now (:func:`~vtm_sim.engine.chances.acting`). Nothing is played first, and
     ``battle`` is not changed."""
+    return _card(battle, battle, me_id, foe_id, defend=defend)
+
+
+def _card(battle: Battle, threats: Battle, me_id: int, foe_id: int, *,
+          defend: bool) -> TacticCard:
+    """:func:`card_for`, the foe's threat read off ``threats`` (its own action there)."""
     me0, foe0 = battle.combatants[me_id], battle.combatants[foe_id]
     b = acting(battle, me_id)
     situation = tuple(_situation(battle, me0, foe0))
@@ -156,7 +169,7 @@ def card_for(battle: Battle, me_id: int, foe_id: int, *, defend: bool = True) ->
         rows += [r for r in _attack_rows(fork, fork.combatants[me_id],
                                          fork.combatants[foe_id], fork.pending.options,
                                          defend, ready=False) if r.weapon == w.name]
-    others = _other_options(battle, b, me, foe, d.options)
+    others = _other_options(threats, b, me, foe, d.options)
     notes = []
     aborts = [r.p_abort for r in rows if r.p_abort is not None]
     if aborts:

@@ -508,6 +508,9 @@ def _not_offered(b: Battle, c: Combatant, t: Combatant, man: str, opts: list[Act
     if spec.grapple and not may_bite(b, c, t):
         return (f"{man} needs a grip on {t.name} first: a clinch, hold or tackle of "
                 f"{c.name}'s in an earlier turn (MAN-8)")
+    w, idx = hand_weapon(c, False)
+    if not spec.close and idx >= 0 and w.magazine and c.ammo[idx] <= 0:
+        return f"{c.name}'s {w.name} is empty (reload first, ACT-7)"
     can = ", ".join(dict.fromkeys(o.maneuver or "" for o in opts)) or "none"
     where = ""
     if c.grip is not None:
