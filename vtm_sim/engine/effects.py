@@ -33,7 +33,6 @@ from vtm_sim.mechanics.attack import (
     weapon_damage,
 )
 from vtm_sim.mechanics.combatant import Combatant
-from vtm_sim.mechanics.odds import attack_odds, roll_odds
 
 if TYPE_CHECKING:
     from vtm_sim.engine.battle import Battle
@@ -173,6 +172,8 @@ def break_free(b: Battle, c: Combatant) -> None:
 
 def break_free_chance(b: Battle, escaper: Combatant, holder: Combatant) -> float:
     """The exact chance :func:`resisted_strength` frees ``escaper`` (MAN-6/MAN-7)."""
+    from vtm_sim.mechanics.odds import roll_odds  # numpy: only for the tools that ask
+
     pe, _ = strength_pool(b, escaper)
     ph, _ = strength_pool(b, holder)
     de = roll_odds(pe, GRAPPLE_DIFFICULTY).distribution
@@ -190,6 +191,8 @@ def crush_damage(c: Combatant) -> tuple[int, int]:
 
 def crush_odds(b: Battle, c: Combatant, v: Combatant) -> tuple[float, ...]:
     """The exact distribution of health levels :func:`crush` deals ``v`` (index = levels)."""
+    from vtm_sim.mechanics.odds import attack_odds  # numpy: only for the tools that ask
+
     pool, auto = crush_damage(c)
     return attack_odds(attack_pool=0, attack_difficulty=GRAPPLE_DIFFICULTY, auto_hit=True,
                        damage_base=pool, extra_successes_add=False,
