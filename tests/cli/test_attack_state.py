@@ -126,3 +126,18 @@ def test_attack_state_names_and_options_are_checked(tmp_path: Path) -> None:
                                                "two_gun", "--actions", "2"))
     assert "--weapon" in _one_line_error(_run("--state", state, "--attacker", KNIFE,
                                               "--defender", JAX, "--weapon", "rifle"))
+
+
+def test_ACT_1_card_actions_match_attack_actions(tmp_path: Path) -> None:
+    """The card with --actions 2 shows the pool `attack --actions 2` rolls."""
+    state = _wounded_ortiz(tmp_path)
+    r = CliRunner().invoke(main, ["card", "--state", state, "--attacker", "Detective Ortiz",
+                                  "--against", "Two-Gun Tommy", "--actions", "2", "--json"])
+    assert r.exit_code == 0, r.output
+    shot = next(x for x in json.loads(r.output)["rows"] if x["maneuver"] == "single_shot")
+    rolled = json.loads(_run("--state", state, "--attacker", "Detective Ortiz", "--defender",
+                             "Two-Gun Tommy", "--actions", "2", "--json").output)["attack"]
+    assert (shot["pool"], shot["difficulty"]) == (rolled["pool"], rolled["difficulty"])
+    r = CliRunner().invoke(main, ["card", "--state", state, "--attacker", "Detective Ortiz",
+                                  "--against", "Two-Gun Tommy", "--actions", "9"])
+    assert r.exit_code == 2 and "--actions" in r.output

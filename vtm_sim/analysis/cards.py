@@ -141,19 +141,20 @@ def tactic_card(attacker: StatBlock, defender: StatBlock, *, distance: float,
     return _card(first_action(Declaration(1, True, 0, False)), plain, 0, 1, defend=True)
 
 
-def card_for(battle: Battle, me_id: int, foe_id: int, *, defend: bool = True) -> TacticCard:
+def card_for(battle: Battle, me_id: int, foe_id: int, *, defend: bool = True,
+             declared: int | None = None) -> TacticCard:
     """The card of combatant ``me_id`` against ``foe_id`` at an action of ``me_id``, the
     battle as it stands: its pending ACT decision, else the action the engine would ask
-    it for now (:func:`~vtm_sim.engine.chances.acting`). Nothing is played first, and
-    ``battle`` is not changed."""
-    return _card(battle, battle, me_id, foe_id, defend=defend)
+    it for now (:func:`~vtm_sim.engine.chances.acting`; ``declared``: the actions it
+    declared this turn, ACT-1). Nothing is played first, and ``battle`` is not changed."""
+    return _card(battle, battle, me_id, foe_id, defend=defend, declared=declared)
 
 
 def _card(battle: Battle, threats: Battle, me_id: int, foe_id: int, *,
-          defend: bool) -> TacticCard:
+          defend: bool, declared: int | None = None) -> TacticCard:
     """:func:`card_for`, the foe's threat read off ``threats`` (its own action there)."""
     me0, foe0 = battle.combatants[me_id], battle.combatants[foe_id]
-    b = acting(battle, me_id)
+    b = acting(battle, me_id, declared=declared)
     situation = tuple(_situation(battle, me0, foe0))
     if b is None or b.pending is None:
         return TacticCard(me0.name, foe0.name, round(me0.distance(foe0), 3), battle.rules.name,

@@ -329,20 +329,24 @@ def attack_cmd(
 @click.option("--against", "defender_file", required=True, metavar="FILE|NAME",
               help="The defender's stat block; with --state, a combatant's name.")
 @click.option("--state", "state_file", default=None, metavar="FILE",
-              help="The fight as it stands (a state file): cover, wounds, blood, distance, "
-              "prone and weapons as they are there.")
+              help="The fight as it stands (a state file): wounds, blood, cover, positions, "
+              "ammunition, grapples and weapons as written there, nothing played first.")
+@click.option("--actions", type=click.IntRange(min=1), default=None, metavar="N",
+              help="With --state: the actions the attacker declared this turn (ACT-1: the "
+              "multiple-action penalty; default the state's, one at a turn's start).")
 @click.option("--distance", type=click.FloatRange(min=0), default=None, metavar="YARDS",
               help="Yards between them (default 1; not with --state). Close attacks close "
               "in (ACT-4).")
 @click.option("--no-defense", is_flag=True, help="Assume the defender does not defend.")
 @click.option("--seed", type=int, default=0, metavar="N",
-              help="Seeds a state file's dice (default 0).")
+              help="Seeds a state file's dice: its initiative, when the file gives none "
+              "(default 0).")
 @click.option("--rules", "rules_name", default="v20", show_default=True, metavar="NAME",
               help=RULES_HELP)
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def card_cmd(attacker_file: str, defender_file: str, state_file: str | None,
-             distance: float | None, no_defense: bool, seed: int, rules_name: str,
-             as_json: bool) -> None:
+             actions: int | None, distance: float | None, no_defense: bool, seed: int,
+             rules_name: str, as_json: bool) -> None:
     """A tactic card: every legal attack the attacker has (each carried weapon), with
     exact odds, and what the other options buy."""
     from vtm_sim.analysis.cards import card_for, card_lines, tactic_card
@@ -362,8 +366,12 @@ def card_cmd(attacker_file: str, defender_file: str, state_file: str | None,
             foe = find_combatant(battle, defender_file, "--against")
             if battle.combatants[me].side == battle.combatants[foe].side:
                 _fail("--against: an ally of the attacker (expected an enemy)")
-            card = card_for(battle, me, foe, defend=not no_defense)
+            if actions is not None and actions > battle.rules.max_actions:
+                _fail(f"--actions: expected 1 to {battle.rules.max_actions} (INIT-5)")
+            card = card_for(battle, me, foe, defend=not no_defense, declared=actions)
         else:
+            if actions is not None:
+                _fail("--actions: only with --state (a state's turn)")
             rules = load_rules(rules_name)
             tables = load_tables()
             card = tactic_card(load_stat_block(attacker_file, tables),
