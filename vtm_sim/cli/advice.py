@@ -184,7 +184,7 @@ def _lines(a: Advice, show_all: bool = False) -> list[str]:
 
 
 @main.command("export-behaviors")
-@click.argument("scenario_name", metavar="SCENARIO")
+@click.argument("scenario_name", metavar="SCENARIO|STATE")
 @click.option("--npc", required=True, metavar="NAME", help="The combatant to describe.")
 @click.option("--policy", "policy_name", default="tactician", show_default=True,
               metavar="NAME", help="How the NPC plays: any policy name (`vtm-sim policies`), "
@@ -193,37 +193,56 @@ def _lines(a: Advice, show_all: bool = False) -> list[str]:
               help="How everyone else plays.")
 @click.option("--battles", type=click.IntRange(1, 100000), default=200, show_default=True,
               metavar="N", help="Simulated battles to learn from.")
+@click.option("--wounded", type=click.FloatRange(0, 1), default=0.5, show_default=True,
+              metavar="SHARE", help="The share of the battles begun with the NPC wounded "
+              "further (2 to 6 lethal levels), so the card has rows for wounded situations; "
+              "the win rate counts the others.")
 @click.option("--seed", type=int, default=0, metavar="N", help="First seed (default 0).")
 @click.option("--format", "fmt", type=click.Choice(["md", "json", "yaml"]), default="md",
               show_default=True, help="Markdown to print, or JSON/YAML for tools.")
 @click.option("--out", "out_file", type=click.Path(dir_okay=False), default=None,
               metavar="FILE", help="Write the card here instead of printing it.")
 def export_behaviors_cmd(scenario_name: str, npc: str, policy_name: str, others_name: str,
-                         battles: int, seed: int, fmt: str, out_file: str | None) -> None:
+                         battles: int, wounded: float, seed: int, fmt: str,
+                         out_file: str | None) -> None:
     """A tactic card for one NPC, learned from simulated battles.
 
-    In the situations that matter (its wounds, the range, cover, ammunition,
-    the enemy's state) what it does, how often, and how well that worked.
+    From a scenario's start, or from a state file's fight as it stands. In the
+    situations that matter (its wounds, the range, cover, ammunition, the
+    enemy's state) what it does, how often, and how well that worked, with a
+    glossary of the situation words.
     """
     from vtm_sim.analysis.advice import find_combatant
-    from vtm_sim.analysis.behaviors import card_markdown, learn
-    from vtm_sim.cli.battles import _write
+    from vtm_sim.analysis.behaviors import card_markdown, learn, scenario_start, state_start
+    from vtm_sim.cli.battles import _is_state_file, _write
     from vtm_sim.errors import ConfigError
-    from vtm_sim.files.scenarios import load_scenario
+    from vtm_sim.files.scenarios import Scenario, load_scenario
+    from vtm_sim.files.state_files import labels
     from vtm_sim.policies import registry
 
     with user_errors():
-        scenario = load_scenario(scenario_name)
+        scenario: Scenario
+        if _is_state_file(scenario_name):
+            from vtm_sim.files.state_files import read_state
+
+            loaded = read_state(scenario_name, seed=seed)
+            battle = loaded.battle
+            scenario = loaded.scenario or registry.scenario_of(battle)
+            who = find_combatant(battle, npc)
+            start = state_start(scenario_name, who)
+        else:
+            scenario = load_scenario(scenario_name)
+            who = find_combatant(scenario.battle(seed=seed), npc)
+            start = scenario_start(scenario, who)
         makers = {}
         for option, name in (("--policy", policy_name), ("--others", others_name)):
             try:
                 makers[name] = registry.maker(name, scenario)
             except ConfigError as exc:
                 raise ConfigError(f"{option}: {exc}") from None
-        who = find_combatant(scenario.battle(seed=seed), npc)
-        card = learn(scenario, who, makers[policy_name], policy_name=policy_name,
+        card = learn(start, who, makers[policy_name], policy_name=policy_name,
                      others=makers[others_name], battles=battles, seed=seed,
-                     npc_label=npc)
+                     npc_label=labels(start.names)[who], wounded=wounded)
     if fmt == "md":
         text = card_markdown(card)
     elif fmt == "json":
