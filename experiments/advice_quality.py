@@ -35,7 +35,7 @@ except ImportError:  # a checkout that is not installed
     sys.path.insert(0, str(ROOT))
 
 from vtm_sim.analysis.advisor import AdvisorPolicy  # noqa: E402
-from vtm_sim.analysis.goals import GoalKind  # noqa: E402
+from vtm_sim.core.goals import GoalKind  # noqa: E402
 from vtm_sim.files.scenarios import load_scenario  # noqa: E402
 from vtm_sim.policies.planner import PlannerPolicy, budget  # noqa: E402
 from vtm_sim.policies.playouts import advice_playout  # noqa: E402

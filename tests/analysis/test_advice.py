@@ -322,7 +322,8 @@ def test_goal_mistakes_are_one_line(text: str, message: str) -> None:
 def test_goal_values_of_finished_fights() -> None:
     """escape and survive count a flight as success; take-alive wants the target down but
     not dead; protect, the named one standing; hurt, the share of its track filled."""
-    from vtm_sim.analysis.goals import Goal, GoalKind
+    from vtm_sim.analysis.goals import Goal
+    from vtm_sim.core.goals import GoalKind
     from vtm_sim.core.health import Status
 
     b = load_scenario("duel").battle(seed=0)

@@ -29,7 +29,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from vtm_sim.analysis.goals import Goal, GoalKind
+from vtm_sim.analysis.goals import Goal
 from vtm_sim.analysis.search import (
     Budget,
     Job,
@@ -49,6 +49,7 @@ from vtm_sim.core.choices import (
     DecisionKind,
     DefenseKind,
 )
+from vtm_sim.core.goals import GoalKind
 from vtm_sim.engine.battle import Battle
 from vtm_sim.engine.queries import ahead_odds
 from vtm_sim.errors import ConfigError

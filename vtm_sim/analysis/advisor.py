@@ -16,9 +16,10 @@ from collections.abc import Callable
 import numpy as np
 
 from vtm_sim.analysis.advice import act_candidates
-from vtm_sim.analysis.goals import Goal, GoalKind
+from vtm_sim.analysis.goals import Goal
 from vtm_sim.analysis.search import Budget, Job, race, tied
 from vtm_sim.core.choices import Choice, Decision, DecisionKind
+from vtm_sim.core.goals import GoalKind
 from vtm_sim.engine.battle import Battle
 from vtm_sim.policies.planner import candidates
 from vtm_sim.policies.play import Policy

@@ -12,10 +12,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from vtm_sim.analysis.goals import Goal, GoalKind
+from vtm_sim.analysis.goals import Goal
 from vtm_sim.analysis.search import Tally
 from vtm_sim.analysis.wording import chase_words
 from vtm_sim.core.choices import Action, ActionKind, BloodSpend, BloodUse, Choice, DefenseKind
+from vtm_sim.core.goals import GoalKind
 from vtm_sim.core.weapons import DamageType
 from vtm_sim.engine.battle import Battle
 from vtm_sim.engine.chase import chase_pool

@@ -96,7 +96,8 @@ def suggest_cmd(source: str, npc: str, goal_text: str | None, seconds: float,
     import time
 
     from vtm_sim.analysis.advice import advise, find_combatant
-    from vtm_sim.analysis.goals import GoalSpec, make_goal
+    from vtm_sim.analysis.goals import make_goal
+    from vtm_sim.core.goals import GoalSpec
 
     with user_errors():
         battle, goals = _unbegun(source, seed)
