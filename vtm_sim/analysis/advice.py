@@ -47,6 +47,7 @@ from vtm_sim.core.choices import (
     Choice,
     Decision,
     DecisionKind,
+    Declaration,
     DefenseKind,
 )
 from vtm_sim.core.goals import GoalKind
@@ -175,6 +176,7 @@ class Advice:
     policy: str
     seconds: float
     initiative: str  # how initiative was dealt with, in words
+    then: str = ""  # the rest of the turn, conditional on what happens
     cases: tuple[Case, ...] = ()
     situation: tuple[str, ...] = field(default=())
 
@@ -191,6 +193,7 @@ class Advice:
             "turn": self.turn,
             "recommended": self.recommended.to_json(),
             "plan": [s.to_json() for s in self.plan],
+            "then": self.then,
             "options": [o.to_json() for o in self.options],
             "initiative": {"note": self.initiative, "cases": [c.to_json() for c in self.cases]},
             "rollouts": self.rollouts,
@@ -485,8 +488,22 @@ def advise(
     return Advice(
         names[npc], goal_text, goal.words(root), main_kind, first_fork.turn, plan_steps,
         tuple(rows), 0, sum(t.n for _o, ts, _p, _r in results.values() for t in ts),
-        seed, policy_name, time.monotonic() - t0, note, cases,
+        seed, policy_name, time.monotonic() - t0, note, rest_of_turn(plan), cases,
         tuple(situation_lines(first_fork, npc)))
+
+
+def rest_of_turn(plan: Plan) -> str:
+    """What the plan leaves to later in the turn, in a sentence."""
+    d = plan.get(DecisionKind.DECLARE)
+    if isinstance(d, Declaration) and d.full_defense:
+        return "Then defend against every attack this turn (full defense)."
+    more = 0 if not isinstance(d, Declaration) else d.actions - 1 + d.celerity
+    if more > 0:
+        return (f"Then {more} more action{'s' if more > 1 else ''}: ask again when "
+                "it comes, as the first one's result decides it; defend when attacked "
+                "only if the action it costs is worth less (DEF-3).")
+    return "Then defend when attacked only if the action it costs is worth less (DEF-3)."
+
 
 
 def initiative_cases(root: Battle, npc: int, opts: list[Choice], tallies: list[Tally],

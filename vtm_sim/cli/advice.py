@@ -153,7 +153,7 @@ def _lines(a: Advice, show_all: bool = False) -> list[str]:
     out = [f"{a.npc}, turn {a.turn}: to {a.goal_words} (goal {a.goal}; {a.rollouts} simulated "
            f"fights in {a.seconds:.1f} s, seed {a.seed})."]
     if len(a.plan) > 1 or (a.plan and a.plan[0].kind is not a.decision):
-        out.append("This turn: " + "; then ".join(s.action for s in a.plan) + ".")
+        out.append("This turn: " + "; then ".join(s.action for s in a.plan) + ". " + a.then)
     differs = [c for c in a.cases if c.differs]
     if a.cases and not differs:
         out.append("Initiative not rolled yet: the same action is best whoever acts first.")
