@@ -5,7 +5,8 @@
 number of simulated fights a decision): the options raced are the planner's
 candidates plus what the goal adds (:func:`~vtm_sim.analysis.advice.act_candidates`),
 over common dice, scored by the goal (:mod:`vtm_sim.analysis.goals`), the prior's
-pick (the playout policy's) kept unless another option is better beyond the noise.
+pick (the tactician's, with grapples, as the planner's prior) kept unless another option is
+better beyond the noise.
 ``experiments/advice_quality.py`` measures it against the planner and the ladder.
 """
 
@@ -23,6 +24,7 @@ from vtm_sim.core.goals import GoalKind
 from vtm_sim.engine.battle import Battle
 from vtm_sim.policies.planner import candidates
 from vtm_sim.policies.play import Policy
+from vtm_sim.policies.tactician import TacticianPolicy
 
 SEARCHED = frozenset({DecisionKind.DECLARE, DecisionKind.ACT, DecisionKind.DEFEND,
                       DecisionKind.BLOOD})
@@ -34,8 +36,9 @@ class AdvisorPolicy:
 
     def __init__(self, playout: Callable[[int], Policy], *, goal: GoalKind = GoalKind.WIN,
                  target: int | None = None, rollouts: int = 64, seed: int = 0,
-                 horizon: int = 2) -> None:
+                 horizon: int = 2, prior: Policy | None = None) -> None:
         self.playout = playout
+        self.prior: Policy = prior if prior is not None else TacticianPolicy(grapple=True)
         self.goal = goal
         self.target = target
         self.rollouts = rollouts
@@ -44,7 +47,7 @@ class AdvisorPolicy:
 
     def choose(self, battle: Battle, decision: Decision) -> Choice:
         npc = decision.actor
-        prior = self.playout(npc).choose(battle, decision)
+        prior = self.prior.choose(battle, decision)
         if len(decision.options) == 1 or decision.kind not in SEARCHED:
             return prior
         goal = Goal(self.goal, npc, self.target)
