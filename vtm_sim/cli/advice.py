@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from vtm_sim.cli.base import _dump, main, user_errors
+from vtm_sim.cli.base import SEED, _dump, main, user_errors
 from vtm_sim.core.choices import DecisionKind
 
 if TYPE_CHECKING:
@@ -57,7 +57,7 @@ def _fmt(p: float | None, pct: bool = True) -> str:
               "bigger fight), or any policy name (`vtm-sim policies`).")
 @click.option("--rollouts", type=click.IntRange(10, 100000), default=500, show_default=True,
               metavar="N", help="Simulated fights per option at first (more go to close calls).")
-@click.option("--seed", type=int, default=0, metavar="N",
+@click.option("--seed", type=SEED, default=0, metavar="N",
               help="Seeds the simulated fights (and a scenario's or hand-written state's dice).")
 @click.option("--decision", "kind", type=click.Choice([k.value for k in DecisionKind]),
               default=None,
@@ -127,7 +127,7 @@ def _lines(a: Advice) -> list[str]:
               help="How everyone else plays.")
 @click.option("--battles", type=click.IntRange(1, 100000), default=200, show_default=True,
               metavar="N", help="Simulated battles to learn from.")
-@click.option("--seed", type=int, default=0, metavar="N", help="First seed (default 0).")
+@click.option("--seed", type=SEED, default=0, metavar="N", help="First seed (default 0).")
 @click.option("--format", "fmt", type=click.Choice(["md", "json", "yaml"]), default="md",
               show_default=True, help="Markdown to print, or JSON/YAML for tools.")
 @click.option("--out", "out_file", type=click.Path(dir_okay=False), default=None,

@@ -15,6 +15,7 @@ import click
 from vtm_sim.cli.base import (
     FACES_LABELS,
     RULES_HELP,
+    SEED,
     SEED_HELP,
     _dump,
     _fail,
@@ -193,7 +194,7 @@ def _exchange_errors(attacker_file: str) -> Iterator[None]:
 @click.option("--ask", is_flag=True,
               help="Ask for each roll's faces as it comes (the damage pool depends on the "
               "attack roll); rolls given with --faces are not asked.")
-@click.option("--seed", type=int, default=0, metavar="N", help=SEED_HELP)
+@click.option("--seed", type=SEED, default=0, metavar="N", help=SEED_HELP)
 @click.option(
     "--odds",
     "show_odds",
@@ -288,7 +289,7 @@ def attack_cmd(
               help="Yards between them (default 1; not with --state). Close attacks close "
               "in (ACT-4).")
 @click.option("--no-defense", is_flag=True, help="Assume the defender does not defend.")
-@click.option("--seed", type=int, default=0, metavar="N",
+@click.option("--seed", type=SEED, default=0, metavar="N",
               help="Seeds a state file's dice (default 0).")
 @click.option("--rules", "rules_name", default="v20", show_default=True, metavar="NAME",
               help=RULES_HELP)

@@ -24,6 +24,9 @@ if TYPE_CHECKING:
     from vtm_sim.mechanics.combatant import Combatant
 
 SEED_HELP = "Seed of the dice not given with --faces (default 0)."
+# Every --seed of every command: a whole number from 0 (numpy's generators take no
+# negative seed; a negative one is a usage error, not a traceback)
+SEED = click.IntRange(min=0)
 RULES_HELP = "Rules profile: a name under configs/rules/ or a YAML file."
 MAX_POOL = 100
 FACES_LABELS = ("attack", "defense", "damage", "soak")

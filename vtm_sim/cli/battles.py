@@ -15,6 +15,7 @@ import click
 
 from vtm_sim.cli.base import (
     RULES_HELP,
+    SEED,
     ReplayFailed,
     _dump,
     _fail,
@@ -33,7 +34,7 @@ if TYPE_CHECKING:
 @click.argument("b_file", metavar="[B.yaml]", required=False)
 @click.option(
     "--seed",
-    type=int,
+    type=SEED,
     default=None,
     metavar="N",
     help="Seed of every die in the battle (default 0; a saved state continues its own "

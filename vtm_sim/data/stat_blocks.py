@@ -161,6 +161,11 @@ def build_stat_block(
         else:
             if spec.blood:
                 raise ConfigError(f"{source}: blood: mortals have no blood pool to spend")
+            for d, n in spec.disciplines.items():
+                if n:  # disciplines come from the Blood: vampires and their ghouls only
+                    raise ConfigError(
+                        f"{source}: disciplines.{d}: a mortal has no disciplines (got {n}; "
+                        "only vampires and ghouls have them: kind: ghoul or vampire)")
             pool, per_turn, blood = 0, 0, 0
     return StatBlock(
         spec.name, spec.kind, gen, dict(spec.attributes), dict(spec.abilities),

@@ -37,15 +37,21 @@ from pydantic import Field, field_validator
 
 from vtm_sim.core.health import Status
 from vtm_sim.core.relations import Aim, Chase, Grip, GripKind, Pursuer
-from vtm_sim.core.space import Obstacle, ObstacleKind
-from vtm_sim.data.config import StrictModel, load_yaml, validate
+from vtm_sim.core.space import CoverZone, Obstacle, ObstacleKind
+from vtm_sim.data.config import MAX_YARDS, StrictModel, Yards, load_yaml, validate
 from vtm_sim.data.formats import STATE_FORMAT
 from vtm_sim.data.stat_blocks import Kind
 from vtm_sim.engine.battle import Battle
 from vtm_sim.engine.positions import ADJACENT_YARDS
 from vtm_sim.engine.queries import REACH_SLACK, face_nearest
 from vtm_sim.errors import ConfigError
-from vtm_sim.files.scenarios import ObstacleSpec, Scenario, load_scenario, obstacles_of
+from vtm_sim.files.scenarios import (
+    ObstacleSpec,
+    Scenario,
+    load_scenario,
+    misplaced,
+    obstacles_of,
+)
 from vtm_sim.mechanics.attack import SHOOTING
 from vtm_sim.mechanics.combatant import Combatant
 
@@ -108,7 +114,7 @@ class CombatantState(StrictModel):
                               description="blood points left (vampires, ghouls)")
     ammo: dict[str, Annotated[int, Field(ge=0)]] = Field(
         default_factory=dict, description="rounds left, by weapon name on the sheet")
-    at: tuple[float, float] | None = Field(default=None, description="position in yards")
+    at: tuple[Yards, Yards] | None = Field(default=None, description="position in yards")
     prone: bool | None = None
     blinded: bool | None = None
     wielding: str | None = Field(default=None,
@@ -137,7 +143,8 @@ class CombatantState(StrictModel):
         if v is None or isinstance(v, str):
             return v
         if isinstance(v, list | tuple) and len(v) == 2 and all(
-            isinstance(x, int | float) and not isinstance(x, bool) for x in v
+            isinstance(x, int | float) and not isinstance(x, bool) and abs(x) <= MAX_YARDS
+            for x in v
         ):
             return v
         raise ValueError(f"expected a combatant's name or a direction [dx, dy] (got {v!r})")
@@ -188,7 +195,7 @@ class Override(StrictModel):
     willpower: int | None = None
     blood: int | None = None
     ammo: list[tuple[int, int]] = Field(default_factory=list)  # (weapon index, rounds)
-    at: tuple[float, float] | None = None
+    at: tuple[Yards, Yards] | None = None
     prone: bool | None = None
     blinded: bool | None = None
     wielding: int | None = None  # weapon index, -1 unarmed
@@ -411,10 +418,30 @@ def _read(p: Path) -> Any:
         raise ConfigError(f"{p}: file not found") from None
     except OSError as exc:
         raise ConfigError(f"{p}: cannot read ({exc.strerror})") from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{p}: not a text file (byte {exc.start} is not UTF-8); "
+                          "expected JSON") from None
     try:
-        return json.loads(text)
+        return json.loads(text, object_pairs_hook=_unique_keys)
     except json.JSONDecodeError as exc:
         raise ConfigError(f"{p}: invalid JSON at line {exc.lineno}: {exc.msg}") from None
+    except _DuplicateKey as exc:
+        raise ConfigError(f"{p}: invalid JSON: duplicate key {exc.args[0]!r}") from None
+    except RecursionError:
+        raise ConfigError(f"{p}: invalid JSON: nested too deeply") from None
+
+
+class _DuplicateKey(Exception):
+    """A JSON object that repeats a key (the last would win silently)."""
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for k, v in pairs:
+        if k in out:
+            raise _DuplicateKey(k)
+        out[k] = v
+    return out
 
 
 def _from_machine_state(p: Path, data: dict[str, Any], seed: int | None) -> Battle:
@@ -461,6 +488,7 @@ class _Resolver:
         self.names = [c.name for c in fresh]
         self.labels = labels(self.names)
         self.zones = scenario.field.cover
+        self.centred: dict[int, CoverZone] = {}  # placed by ``cover`` alone, at its centre
 
     def fail(self, key: str, message: str) -> ConfigError:
         return ConfigError(f"{self.path}: {key}: {message}")
@@ -501,6 +529,9 @@ class _Resolver:
         out = {cid for cid, row in rows.items() if self.out_of_fight(cid, row)}
         self.check_grapples(grapples, rows, out)
         self.place_grapplers(grapples, rows, explicit)
+        taken = tuple(o.name for o in self.scenario.field.obstacles)
+        added = obstacles_of(spec.obstacles, self.path, taken=taken)
+        self.check_places(rows, keys, out, added)
         for cid, (target, key) in facing_names.items():
             rows[cid]["facing"] = self.face(cid, target, rows, key)
         for cid, row in rows.items():
@@ -510,8 +541,6 @@ class _Resolver:
                                 f"{self.labels[aim[0]]} is out of the fight")
         self.check_chases(rows, keys, out)
         initiative = self.initiative(out)
-        taken = tuple(o.name for o in self.scenario.field.obstacles)
-        added = obstacles_of(spec.obstacles, self.path, taken=taken)
         return Standing(
             turn=spec.turn, initiative=initiative,
             combatants=[Override(id=cid, **rows[cid]) for cid in sorted(rows)],
@@ -616,6 +645,7 @@ class _Resolver:
                 raise self.fail(k, str(exc)) from None
             if at is None:
                 at = (z.x, z.y)
+                self.centred[cid] = z
             elif not z.contains(*at):
                 raise self.fail(f"{key}.at",
                                 f"{list(at)} is outside the cover zone {z.name!r} "
@@ -729,6 +759,34 @@ class _Resolver:
             if total > quarry[0]:
                 raise self.fail(f"{k}.successes", f"{total}, but past the quarry's "
                                 f"{quarry[0]} it would have caught up: at most {quarry[0]}")
+
+    def check_places(self, rows: dict[int, dict[str, Any]], keys: dict[int, str],
+                     out: set[int], added: tuple[Obstacle, ...]) -> None:
+        """Nobody in the fight shares a spot or stands on a wall or an obstacle's line."""
+        field = replace(self.scenario.field, obstacles=self.scenario.field.obstacles + added)
+        points = []
+        for c in self.fresh:
+            if c.id in out or c.id in self.centred:
+                continue  # down: another may stand over it
+            key = (f"combatants.{keys[c.id]}.at" if c.id in keys and "at" in rows[c.id]
+                   else f"combatants.{keys.get(c.id, self.labels[c.id])}")
+            points.append((key, self.labels[c.id], *self.position(c.id, rows)))
+        for cid, z in self.centred.items():  # the centre, or the free spot nearest to it
+            if cid in out:
+                continue
+            key = f"combatants.{keys[cid]}.cover"
+            spots = [(z.x, z.y)] + [
+                (round(z.x + r * math.cos(a * math.pi / 4), 3),
+                 round(z.y + r * math.sin(a * math.pi / 4), 3))
+                for r in (1.0, 0.5, z.radius) if r <= z.radius for a in range(8)]
+            for x, y in spots:
+                if misplaced([*points, (key, self.labels[cid], x, y)], field) is None:
+                    break
+            rows[cid]["at"] = (x, y)
+            points.append((key, self.labels[cid], x, y))
+        bad = misplaced(points, field)
+        if bad is not None:
+            raise self.fail(*bad)
 
     def out_of_fight(self, cid: int, row: dict[str, Any]) -> bool:
         dmg = row.get("damage")
