@@ -17,6 +17,7 @@ from vtm_sim.cli.base import (
     RULES_HELP,
     SEED,
     SEED_HELP,
+    YARDS,
     _dump,
     _fail,
     _health_json,
@@ -173,7 +174,7 @@ def _exchange_errors(attacker_file: str) -> Iterator[None]:
 )
 @click.option(
     "--distance",
-    type=click.FloatRange(min=0),
+    type=YARDS,
     metavar="YARDS",
     help="Yards between them (default: 1 for close combat, 10 for ranged attacks).",
 )
@@ -285,7 +286,7 @@ def attack_cmd(
 @click.option("--state", "state_file", default=None, metavar="FILE",
               help="The fight as it stands (a state file): cover, wounds, blood, distance, "
               "prone and weapons as they are there.")
-@click.option("--distance", type=click.FloatRange(min=0), default=None, metavar="YARDS",
+@click.option("--distance", type=YARDS, default=None, metavar="YARDS",
               help="Yards between them (default 1; not with --state). Close attacks close "
               "in (ACT-4).")
 @click.option("--no-defense", is_flag=True, help="Assume the defender does not defend.")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import math
 import re
 import sys
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -27,6 +28,27 @@ SEED_HELP = "Seed of the dice not given with --faces (default 0)."
 # Every --seed of every command: a whole number from 0 (numpy's generators take no
 # negative seed; a negative one is a usage error, not a traceback)
 SEED = click.IntRange(min=0)
+
+
+class Yards(click.FloatRange):
+    """Yards on the command line: a finite number within the range (click's FloatRange
+    lets ``nan`` through, as nan compares false with every bound)."""
+
+    name = "yards"
+
+    def convert(self, value: Any, param: click.Parameter | None,
+                ctx: click.Context | None) -> Any:
+        rv = super().convert(value, param, ctx)
+        if not math.isfinite(rv):
+            self.fail(f"{value!r} is not a finite number of yards", param, ctx)
+        return rv
+
+
+# A distance in yards: 0 up to vtm_sim.data.config.MAX_YARDS (not imported: the
+# data layer loads pydantic, and ``vtm-sim --help`` imports this module)
+YARDS = Yards(min=0, max=10_000)
+# ... where 0 would put two combatants on one spot
+APART = Yards(min=0, min_open=True, max=10_000)
 RULES_HELP = "Rules profile: a name under configs/rules/ or a YAML file."
 MAX_POOL = 100
 FACES_LABELS = ("attack", "defense", "damage", "soak")

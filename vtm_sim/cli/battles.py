@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from vtm_sim.cli.base import (
+    APART,
     RULES_HELP,
     SEED,
     ReplayFailed,
@@ -56,7 +57,7 @@ if TYPE_CHECKING:
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @click.option(
     "--distance",
-    type=click.FloatRange(min=0),
+    type=APART,
     metavar="YARDS",
     default=10.0,
     show_default=True,

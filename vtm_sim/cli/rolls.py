@@ -16,6 +16,7 @@ from vtm_sim.cli.base import (
     RULES_HELP,
     SEED,
     SEED_HELP,
+    YARDS,
     _dump,
     _fail,
     _odds_summary,
@@ -209,7 +210,7 @@ def chase_lead(lead: float, vehicles: bool) -> int:
 @main.command("pursuit")
 @click.option("--quarry", "quarry_file", required=True, metavar="FILE", help="Who runs.")
 @click.option("--pursuer", "pursuer_file", required=True, metavar="FILE", help="Who chases.")
-@click.option("--lead", type=click.FloatRange(min=0), required=True, metavar="YARDS",
+@click.option("--lead", type=YARDS, required=True, metavar="YARDS",
               help="The quarry's head start.")
 @click.option("--vehicles", is_flag=True, help="A car chase: one success per 10 yards of lead.")
 @click.option("--turns", type=click.IntRange(1, 1000), default=10, show_default=True,

@@ -765,7 +765,8 @@ class _Resolver:
         """Nobody in the fight shares a spot or stands on a wall or an obstacle's line."""
         field = replace(self.scenario.field, obstacles=self.scenario.field.obstacles + added)
         points = []
-        for c in self.fresh:
+        # where the scenario puts them first: a clash is told at the position written
+        for c in sorted(self.fresh, key=lambda c: "at" in rows.get(c.id, {})):
             if c.id in out or c.id in self.centred:
                 continue  # down: another may stand over it
             key = (f"combatants.{keys[c.id]}.at" if c.id in keys and "at" in rows[c.id]
