@@ -241,7 +241,7 @@ def test_two_combatants_on_one_spot_in_a_scenario(tmp_path: Path) -> None:
 
 
 def test_a_combatant_on_a_wall_line(tmp_path: Path) -> None:
-    scenario = write(tmp_path, "s.yaml", """\
+    write(tmp_path, "s.yaml", """\
         title: T
         combatants:
           - {sheet: characters/brawler.yaml, side: 0, at: [0, 0]}
