@@ -48,6 +48,7 @@ from vtm_sim.engine.battle import Battle
 from vtm_sim.engine.chase import chase_pool, lead_of, tired
 from vtm_sim.engine.obstacles import Route, action_route
 from vtm_sim.errors import ConfigError
+from vtm_sim.files.names import find_combatant  # noqa: F401 (its old home: still importable)
 from vtm_sim.files.state_files import labels
 from vtm_sim.mechanics.attack import AttackPlan, maneuver_weapon
 from vtm_sim.mechanics.combatant import Combatant
@@ -132,22 +133,6 @@ class Advice:
             "policy": self.policy,
             "situation": list(self.situation),
         }
-
-
-def find_combatant(battle: Battle, name: str, where: str = "--npc") -> int:
-    """A combatant by name (``Name#2`` where names repeat); ConfigError otherwise."""
-    names = [c.name for c in battle.combatants]
-    written = labels(names)
-    text = name.strip()
-    if text in written:
-        return written.index(text)
-    if text in names:
-        shared = [lb for n, lb in zip(names, written, strict=True) if n == text]
-        raise ConfigError(f"{where}: {text!r} is ambiguous (expected one of {', '.join(shared)})")
-    lowered = [w.lower() for w in written]
-    if text.lower() in lowered:
-        return lowered.index(text.lower())
-    raise ConfigError(f"{where}: no combatant {text!r} (expected one of {', '.join(written)})")
 
 
 def reach_npc(battle: Battle, npc: int, policies: Sequence[Policy],
