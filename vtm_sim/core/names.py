@@ -48,10 +48,12 @@ def find_named(text: str, candidates: Sequence[Named], what: str, where: str) ->
     if typed in labels and labels.count(typed) == 1:
         return labels.index(typed)
     low = typed.lower()
-    for test in (lambda n: n.lower() == low, lambda n: n.lower().startswith(low)):
+    for prefix in (False, True):
         if not low:
             break
-        hits = [i for i, c in enumerate(candidates) if any(test(n) for n in c.names())]
+        hits = [i for i, c in enumerate(candidates)
+                if any(n.lower().startswith(low) if prefix else n.lower() == low
+                       for n in c.names())]
         if len(hits) == 1:
             return hits[0]
         if hits:
