@@ -23,6 +23,8 @@ from vtm_sim.data.stat_blocks import StatBlock, load_stat_block
 from vtm_sim.engine.battle import Battle, Fighter
 from vtm_sim.errors import ConfigError
 
+MAX_COMBATANTS = 16  # in one fight: a scenario's, with those a state file adds
+
 
 class CombatantSpec(StrictModel):
     sheet: str
@@ -126,7 +128,7 @@ class ScenarioSpec(StrictModel):
     lighting: Lighting = Lighting.NORMAL
     cramped: bool = False  # DEF-8: no room to dodge
     sides: dict[int, str] = Field(default_factory=dict)
-    combatants: list[CombatantSpec] = Field(min_length=2, max_length=16)
+    combatants: list[CombatantSpec] = Field(min_length=2, max_length=MAX_COMBATANTS)
     cover: list[CoverSpec] = Field(default_factory=list)
     walls: list[tuple[tuple[Yards, Yards], tuple[Yards, Yards]]] = Field(default_factory=list)
     ambush: list[AmbushSpec] = Field(default_factory=list)

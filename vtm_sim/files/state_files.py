@@ -38,14 +38,17 @@ from pydantic import Field, field_validator
 from vtm_sim.core.health import Status
 from vtm_sim.core.relations import Aim, Chase, Grip, GripKind, Pursuer
 from vtm_sim.core.space import CoverZone, Obstacle, ObstacleKind
-from vtm_sim.data.config import MAX_YARDS, StrictModel, Yards, load_yaml, validate
+from vtm_sim.core.weapons import WeaponClass
+from vtm_sim.data.config import MAX_YARDS, StrictModel, Yards, config_dir, load_yaml, validate
 from vtm_sim.data.formats import STATE_FORMAT
-from vtm_sim.data.stat_blocks import Kind
-from vtm_sim.engine.battle import Battle
+from vtm_sim.data.stat_blocks import Kind, StatBlock, load_stat_block
+from vtm_sim.engine.battle import Battle, Fighter
 from vtm_sim.engine.positions import ADJACENT_YARDS
 from vtm_sim.engine.queries import REACH_SLACK, face_nearest
 from vtm_sim.errors import ConfigError
 from vtm_sim.files.scenarios import (
+    MAX_COMBATANTS,
+    CombatantSpec,
     ObstacleSpec,
     Scenario,
     load_scenario,
@@ -108,6 +111,10 @@ class PursuingSpec(StrictModel):
 class CombatantState(StrictModel):
     """What differs from a fresh start for one combatant (all keys optional)."""
 
+    sheet: str | None = Field(
+        default=None, min_length=1,
+        description="another stat block for this combatant (a file, looked up beside the "
+        "state file first, or a shipped sheet's name); it keeps its side and place")
     damage: DamageSpec | None = None
     willpower: int | None = Field(default=None, ge=0, le=10, description="points left")
     blood: int | None = Field(default=None, ge=0, le=100,
@@ -164,6 +171,10 @@ class StateSpec(StrictModel):
     obstacles: list[ObstacleSpec] = Field(
         default_factory=list,
         description="gaps and low obstacles added to the scenario's field (MOVE-3)")
+    add: list[CombatantSpec] = Field(
+        default_factory=list, max_length=MAX_COMBATANTS,
+        description="combatants joining the scenario's, each as in a scenario's combatants "
+        "(sheet, side, at, prone, blinded); named in combatants by their sheets' names")
 
     @field_validator("initiative", mode="before")
     @classmethod
@@ -401,12 +412,71 @@ def read_state(path: str | Path, *, seed: int | None = None) -> LoadedState:
         raise ConfigError(
             f"{p}: turn: {spec.turn} is past the scenario's turn limit of {scenario.turn_limit}"
         )
+    fighters, first_names = _fighters(p, spec, scenario)
     battle = Battle(
-        scenario.fighters, seed=seed, rules=scenario.rules, turn_limit=scenario.turn_limit,
+        fighters, seed=seed, rules=scenario.rules, turn_limit=scenario.turn_limit,
         field=scenario.field, ambush=scenario.ambush if spec.turn == 1 else (), start=False,
     )
-    apply_standing(battle, _Resolver(p, spec, scenario, battle.combatants).standing())
+    apply_standing(battle, _Resolver(p, spec, scenario, battle.combatants,
+                                     first_names).standing())
     return LoadedState(p, battle, False, scenario, spec)
+
+
+def _fighters(p: Path, spec: StateSpec, scenario: Scenario) -> tuple[list[Fighter], list[str]]:
+    """The scenario's fighters with the sheets the state swaps (``sheet``) and the
+    combatants it adds (``add``), and the names each was first known by: the scenario's
+    (or the added sheet's) name, by which ``combatants`` may still name a swapped one."""
+    fighters = list(scenario.fighters)
+    first = [f.stats.name for f in fighters]
+    total = len(fighters) + len(spec.add)
+    if total > MAX_COMBATANTS:
+        raise ConfigError(f"{p}: add: {total} combatants, at most {MAX_COMBATANTS} in a fight")
+    for n, c in enumerate(spec.add):
+        stats = _sheet(p, c.sheet, f"add.{n}.sheet")
+        fighters.append(Fighter(stats, c.side, c.at[0], c.at[1], c.prone, c.blinded))
+        first.append(stats.name)
+    swapped: dict[int, str] = {}
+    for written, st in spec.combatants.items():
+        if st.sheet is None:
+            continue
+        key = f"combatants.{written}"
+        try:
+            cid = _find(written, first, "combatant")
+        except ValueError as exc:
+            raise ConfigError(f"{p}: {key}: {exc}") from None
+        if cid in swapped:
+            raise ConfigError(f"{p}: {key}.sheet: its sheet is already given at "
+                              f"combatants.{swapped[cid]}")
+        swapped[cid] = written
+        fighters[cid] = replace(fighters[cid], stats=_sheet(p, st.sheet, f"{key}.sheet"))
+    sides = {f.side for f in fighters}
+    if len(sides) < 2:
+        raise ConfigError(f"{p}: add: every combatant is on side {sides.pop()}: a fight "
+                          "needs two sides")
+    rules = scenario.rules
+    changed = [(f"combatants.{w}.sheet", fighters[cid]) for cid, w in swapped.items()] + [
+        (f"add.{n}.sheet", f) for n, f in enumerate(fighters[len(scenario.fighters):])]
+    for key, f in changed:
+        for w in f.stats.weapons:
+            if w.cls is WeaponClass.FIREARM and not rules.firearms_allowed:
+                raise ConfigError(f"{p}: {key}: {w.name} is a firearm, not allowed under the "
+                                  f"{rules.name} rules")
+    return fighters, first
+
+
+def _sheet(p: Path, written: str, key: str) -> StatBlock:
+    """A stat block a state file names: a file beside the state file, under ``configs/``
+    (``characters/thug.yaml``) or from the current folder, or a shipped sheet's name."""
+    cand = Path(written)
+    if not cand.is_absolute():
+        for base in (p.parent, config_dir()):
+            if (base / cand).is_file():
+                cand = base / cand
+                break
+    try:
+        return load_stat_block(cand if cand.is_file() else written)
+    except ConfigError as exc:
+        raise ConfigError(f"{p}: {key}: {exc}") from None
 
 
 def _read(p: Path) -> Any:
@@ -480,12 +550,14 @@ class _Resolver:
     """Turns a :class:`StateSpec` into a :class:`Standing`, checking every key."""
 
     def __init__(self, path: Path, spec: StateSpec, scenario: Scenario,
-                 fresh: Sequence[Combatant]) -> None:
+                 fresh: Sequence[Combatant], first_names: Sequence[str] = ()) -> None:
         self.path = path
         self.spec = spec
         self.scenario = scenario
         self.fresh = fresh
         self.names = [c.name for c in fresh]
+        # a combatant whose sheet the state swaps may still go by its scenario's name
+        self.first_names = list(first_names) or self.names
         self.labels = labels(self.names)
         self.zones = scenario.field.cover
         self.centred: dict[int, CoverZone] = {}  # placed by ``cover`` alone, at its centre
@@ -497,6 +569,11 @@ class _Resolver:
         try:
             return _find(written, self.names, "combatant")
         except ValueError as exc:
+            if self.first_names != self.names:
+                try:
+                    return _find(written, self.first_names, "combatant")
+                except ValueError:
+                    pass
             raise self.fail(key, str(exc)) from None
 
     def weapon(self, c: Combatant, written: str, key: str, *, unarmed: bool = False) -> int:
@@ -766,11 +843,17 @@ class _Resolver:
         field = replace(self.scenario.field, obstacles=self.scenario.field.obstacles + added)
         points = []
         # where the scenario puts them first: a clash is told at the position written
-        for c in sorted(self.fresh, key=lambda c: "at" in rows.get(c.id, {})):
+        first_added = len(self.scenario.fighters)
+        for c in sorted(self.fresh, key=lambda c: ("at" in rows.get(c.id, {}),
+                                                   c.id >= first_added)):
             if c.id in out or c.id in self.centred:
                 continue  # down: another may stand over it
-            key = (f"combatants.{keys[c.id]}.at" if c.id in keys and "at" in rows[c.id]
-                   else f"combatants.{keys.get(c.id, self.labels[c.id])}")
+            if c.id in keys and "at" in rows[c.id]:
+                key = f"combatants.{keys[c.id]}.at"
+            elif c.id >= first_added:
+                key = f"add.{c.id - first_added}.at"
+            else:
+                key = f"combatants.{keys.get(c.id, self.labels[c.id])}"
             points.append((key, self.labels[c.id], *self.position(c.id, rows)))
         for cid, z in self.centred.items():  # the centre, or the free spot nearest to it
             if cid in out:
