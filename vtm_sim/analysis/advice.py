@@ -48,7 +48,7 @@ from vtm_sim.engine.battle import Battle
 from vtm_sim.engine.chase import chase_pool, lead_of, tired
 from vtm_sim.engine.obstacles import Route, action_route
 from vtm_sim.errors import ConfigError
-from vtm_sim.files.names import find_combatant  # noqa: F401 (its old home: still importable)
+from vtm_sim.files.names import find_combatant as find_combatant  # its old home: still importable
 from vtm_sim.files.state_files import labels
 from vtm_sim.mechanics.attack import AttackPlan, maneuver_weapon
 from vtm_sim.mechanics.combatant import Combatant

@@ -226,10 +226,10 @@ def load_scenario(name_or_path: str) -> Scenario:
         CoverZone(c.name, c.at[0], c.at[1], c.radius, LEVELS[c.level])
         for c in spec.cover
     )
-    for n, (a, b) in enumerate(spec.walls):
-        if math.dist(a, b) < SAME_SPOT:
+    for n, (end1, end2) in enumerate(spec.walls):
+        if math.dist(end1, end2) < SAME_SPOT:
             raise ConfigError(f"{path}: walls.{n}: its two ends are the same point "
-                              f"({list(a)}): a wall needs a length")
+                              f"({list(end1)}): a wall needs a length")
     walls = tuple(Wall(a[0], a[1], b[0], b[1]) for a, b in spec.walls)
     field = Battlefield(zones, walls, spec.lighting, spec.cramped,
                         obstacles_of(spec.obstacles, path))
