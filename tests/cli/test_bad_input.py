@@ -295,3 +295,16 @@ def test_a_zero_length_wall(tmp_path: Path) -> None:
 def test_MAN_8_attack_bite_without_a_grip() -> None:
     one_line(["attack", "--attacker", "neonate_brujah", "--defender", "thug",
               "--maneuver", "bite"], "bite needs a grip", "MAN-8")
+
+
+def test_a_machine_written_state_with_a_position_out_of_bounds(tmp_path: Path) -> None:
+    import json
+
+    from vtm_sim.files.scenarios import load_scenario
+
+    data = load_scenario("duel").battle(seed=0).to_state()
+    data["combatants"][1]["x"] = float("nan")
+    path = tmp_path / "saved.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    for cmd in (["state", "show", str(path)], ["fight", "--state", str(path)]):
+        one_line(cmd, "saved.json", "combatants.1.x", "finite number of yards")
