@@ -54,6 +54,7 @@ from vtm_sim.core.goals import GoalKind
 from vtm_sim.engine.battle import Battle
 from vtm_sim.engine.queries import ahead_odds
 from vtm_sim.errors import ConfigError
+from vtm_sim.files.names import find_combatant as find_combatant  # its old home: still importable
 from vtm_sim.files.state_files import labels
 from vtm_sim.mechanics.attack import AttackPlan
 from vtm_sim.mechanics.forecast import expected, plan_hit_chance, plan_odds
@@ -202,22 +203,6 @@ class Advice:
             "policy": self.policy,
             "situation": list(self.situation),
         }
-
-
-def find_combatant(battle: Battle, name: str, where: str = "--npc") -> int:
-    """A combatant by name (``Name#2`` where names repeat); ConfigError otherwise."""
-    names = [c.name for c in battle.combatants]
-    written = labels(names)
-    text = name.strip()
-    if text in written:
-        return written.index(text)
-    if text in names:
-        shared = [lb for n, lb in zip(names, written, strict=True) if n == text]
-        raise ConfigError(f"{where}: {text!r} is ambiguous (expected one of {', '.join(shared)})")
-    lowered = [w.lower() for w in written]
-    if text.lower() in lowered:
-        return lowered.index(text.lower())
-    raise ConfigError(f"{where}: no combatant {text!r} (expected one of {', '.join(written)})")
 
 
 def reach_npc(battle: Battle, npc: int, policies: Sequence[Policy],

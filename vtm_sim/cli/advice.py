@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from vtm_sim.cli.base import STARTED, _dump, main, user_errors
+from vtm_sim.cli.base import SEED, STARTED, _dump, main, user_errors
 from vtm_sim.core.choices import DecisionKind
 
 if TYPE_CHECKING:
@@ -71,7 +71,7 @@ def _fmt(p: float | None, pct: bool = True) -> str:
               help="Who plays on in the simulated fights: auto (nearest in a duel, a quick "
               "tactician in a bigger fight), planner (the planner's playouts: nearest in a "
               "duel, the tactician past two), or any policy name (`vtm-sim policies`).")
-@click.option("--seed", type=click.IntRange(0, 2**63 - 1), default=0, metavar="N",
+@click.option("--seed", type=SEED, default=0, metavar="N",
               help="Seeds the simulated fights.")
 @click.option("--decision", "kind", type=click.Choice([k.value for k in DecisionKind]),
               default=None,
@@ -198,7 +198,7 @@ def _lines(a: Advice, show_all: bool = False) -> list[str]:
               metavar="SHARE", help="The share of the battles begun with the NPC wounded "
               "further (2 to 6 lethal levels), so the card has rows for wounded situations; "
               "the win rate counts the others.")
-@click.option("--seed", type=int, default=0, metavar="N", help="First seed (default 0).")
+@click.option("--seed", type=SEED, default=0, metavar="N", help="First seed (default 0).")
 @click.option("--format", "fmt", type=click.Choice(["md", "json", "yaml"]), default="md",
               show_default=True, help="Markdown to print, or JSON/YAML for tools.")
 @click.option("--out", "out_file", type=click.Path(dir_okay=False), default=None,

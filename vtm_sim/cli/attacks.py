@@ -15,7 +15,9 @@ import click
 from vtm_sim.cli.base import (
     FACES_LABELS,
     RULES_HELP,
+    SEED,
     SEED_HELP,
+    YARDS,
     _dump,
     _fail,
     _health_json,
@@ -182,7 +184,7 @@ def _exchange_errors(attacker_file: str | None) -> Iterator[None]:
 )
 @click.option(
     "--distance",
-    type=click.FloatRange(min=0),
+    type=YARDS,
     metavar="YARDS",
     help="Yards between them (default: 1 for close combat, 10 for ranged attacks).",
 )
@@ -204,7 +206,7 @@ def _exchange_errors(attacker_file: str | None) -> Iterator[None]:
 @click.option("--ask", is_flag=True,
               help="Ask for each roll's faces as it comes (the damage pool depends on the "
               "attack roll); rolls given with --faces are not asked.")
-@click.option("--seed", type=int, default=0, metavar="N", help=SEED_HELP)
+@click.option("--seed", type=SEED, default=0, metavar="N", help=SEED_HELP)
 @click.option(
     "--odds",
     "show_odds",
@@ -334,11 +336,11 @@ def attack_cmd(
 @click.option("--actions", type=click.IntRange(min=1), default=None, metavar="N",
               help="With --state: the actions the attacker declared this turn (ACT-1: the "
               "multiple-action penalty; default the state's, one at a turn's start).")
-@click.option("--distance", type=click.FloatRange(min=0), default=None, metavar="YARDS",
+@click.option("--distance", type=YARDS, default=None, metavar="YARDS",
               help="Yards between them (default 1; not with --state). Close attacks close "
               "in (ACT-4).")
 @click.option("--no-defense", is_flag=True, help="Assume the defender does not defend.")
-@click.option("--seed", type=int, default=0, metavar="N",
+@click.option("--seed", type=SEED, default=0, metavar="N",
               help="Seeds a state file's dice: its initiative, when the file gives none "
               "(default 0).")
 @click.option("--rules", "rules_name", default="v20", show_default=True, metavar="NAME",

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from vtm_sim.cli.base import _dump, _fail, backend_options, main, user_errors
+from vtm_sim.cli.base import SEED, _dump, _fail, backend_options, main, user_errors
 from vtm_sim.errors import ConfigError
 
 if TYPE_CHECKING:
@@ -95,7 +95,7 @@ def _default_out(algo: str, env_id: str) -> Path:
 @click.option("--timesteps", type=click.IntRange(1, 10**10), default=None, metavar="N",
               help="Environment steps to train for (default: n_timesteps of the "
               "hyperparameters).")
-@click.option("--seed", type=int, default=0, show_default=True, metavar="S")
+@click.option("--seed", type=SEED, default=0, show_default=True, metavar="S")
 @click.option("--opponents", default=DEFAULT_OPPONENTS, show_default=True, metavar="A,B,...",
               help="Who plays the other combatants (each seat of the sub-envs faces them in "
               "turn), any "
@@ -234,7 +234,7 @@ def _load(model: str) -> Any:
               metavar="A,B,...", help="Policies to play against (any policy name).")
 @click.option("--episodes", type=click.IntRange(1, 10**6), default=100, show_default=True,
               metavar="N", help="Seeded battles per seat and opponent.")
-@click.option("--seed", type=int, default=0, show_default=True, metavar="S",
+@click.option("--seed", type=SEED, default=0, show_default=True, metavar="S",
               help="First seed.")
 @backend_options
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")

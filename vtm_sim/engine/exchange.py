@@ -194,6 +194,11 @@ def _plan(
     if need is not None and need not in _HAND_NEEDS:
         raise ExchangeError(
             "maneuver", f"{attacker.name} cannot use {maneuver}: it needs {need.value}")
+    if spec.grapple and attacker.grapple_turn.get(defender.id) is None:
+        raise ExchangeError(  # MAN-8
+            "maneuver", f"{maneuver} needs a grip: {attacker.name} must have clinched, held "
+            f"or tackled {defender.name} in an earlier turn (MAN-8); one attack outside a "
+            "fight has none (play it in a battle or a state file)")
     if weapon is None:
         raise ExchangeError(
             "maneuver",
