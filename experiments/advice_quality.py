@@ -13,9 +13,10 @@ on the other, ``--battles`` seeded battles a seat (seed ``k`` rolls the battle's
 dice and seeds both searches). The score is the advisor's wins plus half the draws
 over both seats, with a 95% Wilson interval; 0.5 is as good as the planner.
 
-``escape``: from each state of ``experiments/states/escape/`` (:data:`ESCAPE` names its NPC),
-``--fights`` seeded fights per contender: the NPC played by the advisor with goal
-``escape``, or by each ladder rung (``ladder:1`` .. ``ladder:4``); everyone else by
+``escape``: from each state of ``experiments/states/escape/`` (the NPC: the combatant whose
+``goal:`` is ``escape``), ``--fights`` seeded fights per contender: the NPC played by the
+advisor with goal ``escape``, or by each ladder rung (``ladder:1`` .. ``ladder:4``); everyone
+else by
 the tactician. Counted: the share of fights in which the NPC got away (MOVE-4).
 """
 
@@ -42,14 +43,6 @@ from vtm_sim.policies.playouts import advice_playout  # noqa: E402
 from vtm_sim.policies.tactician import TacticianPolicy  # noqa: E402
 
 RUNGS = ("ladder:1", "ladder:2", "ladder:3", "ladder:4")
-ESCAPE = {  # experiments/states/escape/: the NPC who wants out
-    "alley.yaml": "Street Thug",
-    "diner.yaml": "Deputy Hollis",
-    "duel.yaml": "Bar Brawler",
-    "knife_duel.yaml": "Knife Fighter",
-    "rooftops.yaml": "Brother Tomas, Zealot",
-    "sniper.yaml": "Mara Kell, Sniper",
-}
 
 
 def wilson(k: float, n: int) -> tuple[float, float]:
@@ -133,9 +126,13 @@ def main() -> None:
                           f"battles; seat 0 {seats[0]:.3f}, seat 1 {seats[1]:.3f}", flush=True)
             out["win"] = rows
         else:
+            from vtm_sim.files.state_files import read_state
+
             rows = []
-            for f, npc in ESCAPE.items():
-                path = ROOT / "experiments" / "states" / "escape" / f
+            for path in sorted((ROOT / "experiments" / "states" / "escape").glob("*.yaml")):
+                loaded = read_state(path)
+                npc = next(loaded.battle.combatants[i].name
+                           for i, g in (loaded.goals or {}).items() if g == "escape")
                 row: dict[str, object] = {"state": path.name, "npc": npc}
                 for contender in ("advisor", *RUNGS):
                     tasks = [(str(path), npc, contender, seed, args.rollouts)

@@ -176,7 +176,7 @@ def make_goal(spec: GoalSpec, b: Battle, npc: int, where: str = "--goal") -> Goa
     """The goal ``spec`` for combatant ``npc``: its name matched to a combatant."""
     if spec.name is None:
         return Goal(spec.kind, npc)
-    from vtm_sim.analysis.advice import find_combatant
+    from vtm_sim.files.names import find_combatant
 
     t = find_combatant(b, spec.name, where)
     me = b.combatants[npc]

@@ -103,8 +103,9 @@ def suggest_cmd(source: str, npc: str, goal_text: str | None, seconds: float,
         battle, goals = _unbegun(source, seed)
         who = find_combatant(battle, npc)
         written = goal_text if goal_text is not None else goals.get(who, "win")
-        spec = GoalSpec.parse(written, "--goal" if goal_text is not None else source)
-        goal = make_goal(spec, battle, who, "--goal")
+        where = "--goal" if goal_text is not None else f"{source}: goal of {npc}"
+        spec = GoalSpec.parse(written, where)
+        goal = make_goal(spec, battle, who, where)
         playout = _playout(policy_name, battle, seed)
         progress = _progress() if sys.stderr.isatty() and not as_json else None
         # the time counts from the start of the command (imports and reading the files
@@ -134,12 +135,12 @@ def _unbegun(source: str, seed: int) -> tuple[Battle, dict[int, str]]:
         from vtm_sim.files.state_files import read_state
 
         loaded = read_state(source, seed=seed)
-        goals = dict(getattr(loaded, "goals", None) or {})
+        goals = dict(loaded.goals or {})
         return loaded.battle, goals
     sc = load_scenario(source)
     b = Battle(sc.fighters, seed=seed, rules=sc.rules, turn_limit=sc.turn_limit,
                field=sc.field, ambush=sc.ambush, scenario=sc.name, start=False)
-    return b, dict(getattr(sc, "goals", None) or {})
+    return b, dict(sc.goals)
 
 
 def _progress() -> Callable[[int], None]:

@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from dataclasses import field as dataclass_field
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import Field, model_validator
+from pydantic import AfterValidator, Field, model_validator
 
 from vtm_sim.core.dice import DiceSource
+from vtm_sim.core.goals import GOAL_WORDS, GoalSpec
 from vtm_sim.core.space import CoverLevel, CoverZone, Lighting, Obstacle, ObstacleKind, Wall
 from vtm_sim.core.space import Field as Battlefield
 from vtm_sim.data.config import StrictModel, Yards, config_dir, load_yaml, validate
@@ -26,12 +28,26 @@ from vtm_sim.errors import ConfigError
 MAX_COMBATANTS = 16  # in one fight: a scenario's, with those a state file adds
 
 
+def _goal(text: str) -> str:
+    try:
+        return str(GoalSpec.parse(text, "goal"))
+    except ConfigError:
+        raise ValueError(f"expected {GOAL_WORDS} (got {text!r})") from None
+
+
+# what the combatant wants (`vtm-sim suggest` advises for it): checked as written, the
+# name in protect:NAME matched to a combatant when it is used
+GoalText = Annotated[str, AfterValidator(_goal)]
+
+
 class CombatantSpec(StrictModel):
     sheet: str
     side: int = Field(ge=0, le=7)
     at: tuple[Yards, Yards] = (0.0, 0.0)
     prone: bool = False
     blinded: bool = False
+    goal: GoalText | None = Field(
+        default=None, description="what it wants: " + GOAL_WORDS + " (default win)")
 
 
 class CoverSpec(StrictModel):
@@ -149,6 +165,7 @@ class Scenario:
     sides: dict[int, str]
     ambush: tuple[tuple[int, int], ...]
     source: str
+    goals: dict[int, str] = dataclass_field(default_factory=dict)  # combatant id -> goal
 
     def battle(self, *, seed: int | None = None, dice: DiceSource | None = None,
                turn_limit: int | None = None) -> Battle:
@@ -240,6 +257,7 @@ def load_scenario(name_or_path: str) -> Scenario:
     return Scenario(
         path.stem, spec.title, spec.description, rules, spec.turn_limit, fighters,
         field, dict(spec.sides), tuple((a.attacker, a.target) for a in spec.ambush), str(path),
+        {i: c.goal for i, c in enumerate(spec.combatants) if c.goal is not None},
     )
 
 

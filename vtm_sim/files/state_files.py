@@ -35,6 +35,7 @@ from typing import Annotated, Any
 
 from pydantic import Field, field_validator
 
+from vtm_sim.core.goals import GOAL_WORDS
 from vtm_sim.core.health import Status
 from vtm_sim.core.relations import Aim, Chase, Grip, GripKind, Pursuer
 from vtm_sim.core.space import CoverZone, Obstacle, ObstacleKind
@@ -49,6 +50,7 @@ from vtm_sim.errors import ConfigError
 from vtm_sim.files.scenarios import (
     MAX_COMBATANTS,
     CombatantSpec,
+    GoalText,
     ObstacleSpec,
     Scenario,
     load_scenario,
@@ -143,6 +145,9 @@ class CombatantState(StrictModel):
         default=None, description="MOVE-4: fleeing, a chase in progress (the quarry)")
     pursuing: PursuingSpec | None = Field(
         default=None, description="MOVE-4: running after a fleeing enemy")
+    goal: GoalText | None = Field(
+        default=None, description="what it wants (vtm-sim suggest): " + GOAL_WORDS
+        + "; default the scenario's, else win")
 
     @field_validator("facing", mode="before")
     @classmethod
@@ -378,6 +383,7 @@ class LoadedState:
     begun: bool
     scenario: Scenario | None = None
     spec: StateSpec | None = None
+    goals: dict[int, str] | None = None  # combatant id -> its goal as written
 
     @property
     def turn(self) -> int:
@@ -417,9 +423,13 @@ def read_state(path: str | Path, *, seed: int | None = None) -> LoadedState:
         fighters, seed=seed, rules=scenario.rules, turn_limit=scenario.turn_limit,
         field=scenario.field, ambush=scenario.ambush if spec.turn == 1 else (), start=False,
     )
-    apply_standing(battle, _Resolver(p, spec, scenario, battle.combatants,
-                                     first_names).standing())
-    return LoadedState(p, battle, False, scenario, spec)
+    resolver = _Resolver(p, spec, scenario, battle.combatants, first_names)
+    apply_standing(battle, resolver.standing())
+    goals = dict(scenario.goals)
+    for written, st in spec.combatants.items():
+        if st.goal is not None:
+            goals[resolver.who(written, f"combatants.{written}")] = st.goal
+    return LoadedState(p, battle, False, scenario, spec, goals)
 
 
 def _fighters(p: Path, spec: StateSpec, scenario: Scenario) -> tuple[list[Fighter], list[str]]:
