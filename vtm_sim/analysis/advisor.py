@@ -18,7 +18,7 @@ import numpy as np
 
 from vtm_sim.analysis.advice import act_candidates, own_playout
 from vtm_sim.analysis.goals import Goal
-from vtm_sim.analysis.search import Budget, Job, race, tied
+from vtm_sim.analysis.search import TIE_Z, Budget, Job, paired, race, tied
 from vtm_sim.core.choices import Choice, Decision, DecisionKind
 from vtm_sim.core.goals import GoalKind
 from vtm_sim.engine.battle import Battle
@@ -27,6 +27,7 @@ from vtm_sim.policies.play import Policy
 from vtm_sim.policies.playouts import Runner
 from vtm_sim.policies.tactician import TacticianPolicy
 
+MARGIN = 0.03  # the planner's margin: how much better than the prior another option must be
 SEARCHED = frozenset({DecisionKind.DECLARE, DecisionKind.ACT, DecisionKind.DEFEND,
                       DecisionKind.BLOOD})
 
@@ -73,4 +74,7 @@ class AdvisorPolicy:
         best = max(range(len(opts)), key=lambda i: (tallies[i].n, tallies[i].value, -i))
         if best == 0 or tied(base, tallies[best]):
             return prior
+        gain, se = paired(tallies[best], base)
+        if gain < MARGIN + TIE_Z * se:
+            return prior  # as the planner: a few dozen rollouts must beat a good prior clearly
         return opts[best]
