@@ -160,11 +160,12 @@ class Job:
 
 
 def ahead(b: Battle, npc: int) -> Case:
-    """The enemies whose initiative beats the NPC's this turn (ties act together)."""
+    """The enemies whose initiative, as rolled this turn, beats the NPC's (ties act
+    together); read once initiative is rolled (at the NPC's first action)."""
     me = b.combatants[npc]
-    mine = b.initiative_now(me)
+    mine = me.initiative - me.rolled_penalty
     return tuple(sorted(o.id for o in b.order if o.side != me.side
-                        and b.initiative_now(o) > mine))
+                        and o.initiative - o.rolled_penalty > mine))
 
 
 def play_rollout(job: Job, i: int, k: int) -> Sample:
@@ -187,7 +188,8 @@ def play_rollout(job: Job, i: int, k: int) -> Sample:
         if d.actor == npc and d.kind in plan and d.kind not in used:
             if plan_turn is None:
                 plan_turn = fork.turn
-                case = ahead(fork, npc)
+            if d.kind is DecisionKind.ACT and fork.turn == plan_turn:
+                case = ahead(fork, npc)  # initiative is rolled by now (INIT-9 or not)
             if fork.turn == plan_turn:
                 used.add(d.kind)
                 c = plan[d.kind]
