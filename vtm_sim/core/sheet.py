@@ -44,6 +44,8 @@ class StatBlock:
     source: str = ""
     carrying: float = 0.0  # MOVE-2
     trait_max: int = 5  # VAMP-2 (Std): how far blood can raise a Physical Attribute
+    short: str | None = None  # what narration calls it after the first mention
+    pronoun: str = "they"  # she, he, they or it: narration's pronoun for it
 
     def attr(self, name: str) -> int:
         return self.attributes.get(name, UNLISTED_ATTRIBUTE)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Literal
 
 from pydantic import Field, field_validator
 
@@ -75,6 +76,8 @@ class StatBlockSpec(StrictModel):
     armor: str | None = None
     merits: list[str] = Field(default_factory=list)
     carrying: float = Field(default=0.0, ge=0, le=2000)  # MOVE-2: pounds of gear
+    short: str | None = None
+    pronoun: Literal["she", "he", "they", "it"] = "they"
 
     @field_validator("attributes")
     @classmethod
@@ -166,6 +169,7 @@ def build_stat_block(
         spec.name, spec.kind, gen, dict(spec.attributes), dict(spec.abilities),
         dict(spec.disciplines), dict(spec.specialties), spec.willpower, blood, pool, per_turn,
         tuple(weapons), armor, frozenset(spec.merits), source, spec.carrying, trait_max,
+        short=spec.short, pronoun=spec.pronoun,
     )
 
 

@@ -186,6 +186,10 @@ def sheet_of(stats: StatBlock) -> dict[str, Any]:
         d["armor"] = stats.armor.name
     if stats.carrying:
         d["carrying"] = stats.carrying
+    if stats.short is not None:  # narration's words, written only when set
+        d["short"] = stats.short
+    if stats.pronoun != "they":
+        d["pronoun"] = stats.pronoun
     return d
 
 
