@@ -271,10 +271,11 @@ def test_attack_that_cannot_be_rolled_and_moves() -> None:
         },
         {"e": "move", "who": 0, "from": [0.0, 0.0], "to": [-12.5, 0.0], "yards": 12.5},
     ]
+    # the gap after the move, and whether the move closed or opened it
     assert tell(events)[1:] == [
-        "The Elder closes 8 yards on Nikolai (22 yards apart).",
+        "The Elder moves 8 yards and closes to 22 yards of Nikolai.",
         "The Elder tries to attack Nikolai with the weapon, but cannot: the action is lost.",
-        "Nikolai falls back 12.5 yards from the Elder (34.5 yards apart).",
+        "Nikolai moves 12.5 yards and backs off to 34.5 yards from the Elder.",
     ]
 
 

@@ -511,7 +511,7 @@ class Teller:
             return " and ^connects."
         if b.levels == 0:
             return " and ^connects, to no effect."
-        return f" and it lands for {plural(b.levels, 'level')} of {b.dtype} damage."
+        return f" and ^hits for {plural(b.levels, 'level')} of {b.dtype} damage."
 
     def defender(self, b: _Blow) -> str:
         """The target, named again in its own attack's sentence: a pronoun where the
