@@ -15,12 +15,10 @@ import pytest
 from vtm_sim.events import (
     EVENT_CLASSES,
     AmmoEvent,
-    DecideEvent,
     Event,
     EventLog,
     ExchangeEvent,
     InitiativeEvent,
-    OrderEvent,
     RollEvent,
 )
 from vtm_sim.files.scenarios import load_scenario

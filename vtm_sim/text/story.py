@@ -49,8 +49,8 @@ from vtm_sim.events import (
     StunEvent,
     TurnEvent,
 )
-from vtm_sim.text.narration import _join, _thing, _yards, plural
 from vtm_sim.text.names import PRONOUNS, Cast, cast_of
+from vtm_sim.text.narration import _join, _thing, _yards, plural
 
 COVER_WORDS = {1: "light", 2: "good", 3: "superior"}
 FIREARM_WORDS = {"single_shot": "fires at", "burst": "fires a burst at",
