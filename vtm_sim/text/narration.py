@@ -24,6 +24,12 @@ levels taken), e.g.::
 
 (the last three sentences are one line). Potence's automatic damage successes
 (VAMP-5) are not in the roll events; they are inferred from the levels taken.
+
+Names follow :mod:`vtm_sim.text.names`: a combatant's full name at its first mention
+("Jax, Brujah Neonate"), its short name after ("Jax"). Unlike the story, this log
+uses no pronouns: each line names whom it is about, to be found at a glance. A move
+says the yards run and the gap they leave ("moves 8 yards and closes to 2 yards of
+the Elder"); a stun, the turn it costs.
 """
 
 from __future__ import annotations
