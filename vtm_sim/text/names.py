@@ -180,6 +180,17 @@ class Cast:
         p = self.people[int(who)]
         return p.short if int(who) in self.mentioned else p.full
 
+    def join(self, who: Sequence[int], cap: bool = False) -> str:
+        """Mentions of several combatants as a list: "A and B", "A, B and C", or "A; B;
+        and C" where a name as it will read has a comma of its own ("Jax, Brujah
+        Neonate")."""
+        refs = [self.ref(i, cap) for i in who]
+        if len(refs) <= 1:
+            return "".join(refs)
+        if len(refs) > 2 and any("," in self.name(i) for i in who):
+            return "; ".join(refs[:-1]) + "; and " + refs[-1]
+        return ", ".join(refs[:-1]) + " and " + refs[-1]
+
     def _known(self, who: Any) -> bool:
         return isinstance(who, int) and not isinstance(who, bool) and \
             0 <= who < len(self.people)

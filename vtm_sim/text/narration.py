@@ -309,14 +309,15 @@ class _Narrator:
                   state: Mapping[str, Any] | None, standing: Mapping[str, Any] | None) -> None:
         """Who faces whom (or the sides), and who starts prone or blinded."""
         self.setup(combatants, state)
-        sides: dict[int, list[str]] = {}
+        sides: dict[int, list[int]] = {}
         for i, p in enumerate(self.people):
-            sides.setdefault(p.side, []).append(self.name(i, True))
+            sides.setdefault(p.side, []).append(i)
         if len(self.people) == 2 and len(sides) == 2:
             d = self.distance(0, 1) or 0.0
             self.say(f"{self.name(0, True)} faces {self.name(1)}, {_yards(d)} apart.")
         else:
-            self.say(" ".join(f"Side {s}: {_join(names)}." for s, names in sorted(sides.items())))
+            self.say(" ".join(f"Side {s}: {self.cast.join(ids, True)}."
+                              for s, ids in sorted(sides.items())))
         for i, c in enumerate(combatants or []):
             state_words = [w for w in ("prone", "blinded") if isinstance(c, dict) and c.get(w)]
             if state_words:
@@ -683,8 +684,7 @@ class _Narrator:
         """RNG-6: who is in the area and each one's share of the successes."""
         targets = [t for t in data.get("targets") or [] if isinstance(t, int)]
         shares = [int(x) for x in data.get("shares") or []]
-        names = [self.name(t) for t in targets]
-        line = f"{n} sprays fire across {_join(names) if names else 'the enemy'}"
+        line = f"{n} sprays fire across {self.cast.join(targets) if targets else 'the enemy'}"
         if len(shares) == len(targets) == 1:
             line += f", alone in the area: half the successes ({shares[0]})"
         elif shares and len(shares) == len(targets):
@@ -767,8 +767,8 @@ class _Narrator:
         after = f"after {plural(ev.turns, 'turn')}"
         winner = ev.winner
         if winner is not None:
-            names = [self.name(i, True) for i, p in enumerate(self.people) if p.side == winner]
-            who = _join(names) if names else "nobody"
+            ids = [i for i, p in enumerate(self.people) if p.side == winner]
+            who = self.cast.join(ids, True) if ids else "nobody"
             self.say(f"The battle ends {after}: side {winner} ({who}) wins.")
         elif ev.reason == "turn limit":
             self.say(f"The battle ends undecided {after}: the turn limit is reached.")

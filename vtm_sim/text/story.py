@@ -50,7 +50,7 @@ from vtm_sim.events import (
     TurnEvent,
 )
 from vtm_sim.text.names import PRONOUNS, Cast, cast_of
-from vtm_sim.text.narration import _join, _thing, _yards, plural
+from vtm_sim.text.narration import _thing, _yards, plural
 
 COVER_WORDS = {1: "light", 2: "good", 3: "superior"}
 FIREARM_WORDS = {"single_shot": "fires at", "burst": "fires a burst at",
@@ -154,16 +154,16 @@ class Teller:
             d = ((a.x - b.x) ** 2 + (a.y - b.y) ** 2) ** 0.5
             self.say(f"{self.name(0)} and {self.name(1)} face each other, {_yards(d)} apart.")
         else:
-            sides: dict[int, list[str]] = {}
+            sides: dict[int, list[int]] = {}
             for i, p in enumerate(self.people):
-                sides.setdefault(p.side, []).append(self.name(i))
-            self.say(" against ".join(_join(v) for _, v in sorted(sides.items())) + ".")
+                sides.setdefault(p.side, []).append(i)
+            self.say(" against ".join(self.cast.join(v) for _, v in sorted(sides.items())) + ".")
         if fld.get("lighting") == "dark":
             self.say("It is pitch dark.")
         for name, _x, _y, _r, _level in self.cover:
-            inside = [self.name(i) for i, p in enumerate(self.people) if self._in(p, name)]
+            inside = [i for i, p in enumerate(self.people) if self._in(p, name)]
             if inside:
-                self.say(f"{_join(inside)} {'is' if len(inside) == 1 else 'are'} "
+                self.say(f"{self.cast.join(inside)} {'is' if len(inside) == 1 else 'are'} "
                          f"behind the {name}.")
 
     def _in(self, p: _Who, zone: str) -> bool:
@@ -403,9 +403,9 @@ class Teller:
             return  # told as the catch
         q, them = self.name(quarry), self.cast.object(quarry)
         if ev.added > 0:
-            self.say(self.subject(who, "runs after") + f" {q} and gains on {them}.")
+            self.say(self.subject(who, "runs after") + f" {q} and ^gains on {them}.")
         else:
-            self.say(self.subject(who, "runs after") + f" {q} but loses ground.")
+            self.say(self.subject(who, "runs after") + f" {q} but ^loses ground.")
 
     def on_caught(self, ev: CaughtEvent) -> None:
         self.flush()
@@ -451,7 +451,7 @@ class Teller:
             ids = [i for i, p in enumerate(self.people) if p.side == winner and p.active]
             ids = ids or [i for i, p in enumerate(self.people) if p.side == winner]
             verb = "wins" if len(ids) == 1 else "win"
-            self.say(f"{_join([self.name(i) for i in ids])} {verb} after "
+            self.say(f"{self.cast.join(ids)} {verb} after "
                      f"{plural(turns, 'turn')}.")
 
     # --- one attack, one sentence ---------------------------------------------
