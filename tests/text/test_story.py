@@ -223,3 +223,17 @@ def test_the_swat_raid_stun_says_which_turn_it_costs() -> None:
     turn2 = lines[lines.index("Turn 2."):lines.index("Turn 3.")]
     stun = turn2.index("The Point Man is stunned and will lose turn 3.")
     assert "The Point Man reloads." in turn2[stun:]  # turn 2 is not the one lost
+
+
+def test_the_guides_example_is_what_the_story_says() -> None:
+    """docs/guide.md shows the story of rooftops, seed 2: its lines, in order ("..."
+    skips some)."""
+    from pathlib import Path
+
+    guide = (Path(__file__).resolve().parents[2] / "docs" / "guide.md").read_text()
+    block = guide.split("$ vtm-sim fight rooftops --seed 2 --narrate\n", 1)[1].split("```")[0]
+    shown = [line for line in block.splitlines() if line and line != "..."]
+    lines, *_ = told("rooftops", 2)
+    at = 0
+    for line in shown:
+        at = lines.index(line, at) + 1
