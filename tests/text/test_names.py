@@ -50,6 +50,7 @@ def test_two_of_one_sheet_are_numbered_and_shared_short_names_fall_back() -> Non
     ("catches up with", "catch up with"), ("squeezes", "squeeze"), ("closes to", "close to"),
     ("empties the magazine at", "empty the magazine at"), ("can't clear it", "can't clear it"),
     ("sprays fire at", "spray fire at"), ("pushes", "push"), ("fixes", "fix"),
+    ("stumbles, off balance", "stumble, off balance"),
 ])
 def test_they_form_makes_the_verbs_agree(verb: str, plural: str) -> None:
     assert they_form(verb) == plural

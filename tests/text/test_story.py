@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+import numpy as np
 import pytest
 
 from vtm_sim.events import (
@@ -19,6 +20,7 @@ from vtm_sim.events import (
     TurnEvent,
 )
 from vtm_sim.files.scenarios import list_scenarios, load_scenario
+from vtm_sim.policies import registry
 from vtm_sim.policies.play import play
 from vtm_sim.text import story
 from vtm_sim.text.narration import narrate
@@ -69,9 +71,13 @@ def test_one_sentence_an_attack_with_its_outcome() -> None:
 SEEDS = range(4)
 
 
-def told(name: str, seed: int) -> tuple[list[str], list[int | None], list[Event], Teller]:
+def told(name: str, seed: int, policy: str = "nearest"
+         ) -> tuple[list[str], list[int | None], list[Event], Teller]:
     """A seeded battle of a scenario, its story lines and each line's subject."""
-    b = play(load_scenario(name).battle(seed=seed))
+    scenario = load_scenario(name)
+    make = registry.maker(policy, scenario)
+    rng = np.random.default_rng(seed)
+    b = play(scenario.battle(seed=seed), [make(rng, i) for i in range(len(scenario.fighters))])
     t = Teller()
     for ev in b.log.events:
         handler = story._HANDLERS.get(type(ev))
@@ -132,8 +138,8 @@ def test_pronouns_only_for_the_subject_of_the_sentence_before() -> None:
     pronoun is that combatant's, and "they" takes plural verbs."""
     pronouns = 0
     for name in list_scenarios():
-        for seed in SEEDS:
-            lines, subjects, _events, t = told(name, seed)
+        for seed, policy in [*((s, "nearest") for s in SEEDS), (0, "random"), (1, "random")]:
+            lines, subjects, _events, t = told(name, seed, policy)
             for i, line in enumerate(lines):
                 m = PRONOUN.match(line)
                 if m is None or line == "It is pitch dark.":

@@ -44,6 +44,9 @@ def _agreeing(plural: bool) -> Callable[[re.Match[str]], str]:
 
 
 def _plural(word: str) -> str:
+    core = word.rstrip(",.;:")
+    if core != word:
+        return _plural(core) + word[len(core):]
     if word in _IRREGULAR:
         return _IRREGULAR[word]
     if word.endswith("ies") and len(word) > 4:
