@@ -116,7 +116,7 @@ class SelfPlayEnv(gym.Env[np.ndarray, np.int64]):
         done = bool(terms.get(self._learner)) or bool(truncs.get(self._learner))
         truncated = bool(truncs.get(self._learner)) and not bool(terms.get(self._learner))
         if done:
-            self._mask = np.zeros_like(self._mask)
+            self._mask = self.parallel.match.final_mask.copy()  # pass alone, never all zeros
         else:
             more, done = self._play_others()
             reward += more
@@ -143,7 +143,7 @@ class SelfPlayEnv(gym.Env[np.ndarray, np.int64]):
             a = self._opponent.act(o["observation"], o["action_mask"][:-1])
             self._obs, rewards, _, _, _ = self.parallel.step({asked: a})
             total += float(rewards.get(self._learner, 0.0))
-        self._mask = np.zeros_like(self._mask)
+        self._mask = self.parallel.match.final_mask.copy()  # pass alone, never all zeros
         return total, True
 
     def _own_obs(self) -> np.ndarray:

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from agents.base import legal_indices
-from agents.model_info import ALGORITHMS, ModelInfo, versions
+from agents.model_info import ALGORITHMS, ModelInfo, other_layout, versions
 from agents.numpy_policy import NumpyPolicy, sb3_weights, write_policy
 from vtm_sim.data.formats import OBS_VERSION
 
@@ -99,10 +99,7 @@ class LearnedAgent:
         zip_path, json_path = _paths(path)
         info = ModelInfo.read(json_path)
         if info.obs_version != OBS_VERSION:
-            raise ValueError(
-                f"{json_path}: obs_version {info.obs_version}, but this code encodes "
-                f"version {OBS_VERSION}: retrain the model"
-            )
+            raise ValueError(other_layout(json_path, info))
         module_name = ALGORITHMS.get(info.algo)
         if module_name is None:
             raise ValueError(

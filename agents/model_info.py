@@ -15,7 +15,7 @@ from typing import Any
 
 from vtm_sim.version import compiled_modules
 
-__all__ = ["ALGORITHMS", "LIBRARIES", "ModelInfo", "versions"]
+__all__ = ["ALGORITHMS", "LIBRARIES", "ModelInfo", "other_layout", "versions"]
 
 LIBRARIES = ("vtm-sim", "gymnasium", "numpy", "torch", "stable-baselines3", "sb3-contrib")
 # Policy-gradient algorithms (they expose action probabilities for masking).
@@ -58,3 +58,14 @@ class ModelInfo:
             return cls(**data)
         except TypeError as exc:
             raise ValueError(f"{path}: bad model metadata ({exc})") from None
+
+
+def other_layout(path: object, info: ModelInfo) -> str:
+    """The one line refusing a model of another observation layout: both ids and both
+    layout versions (the model's id as recorded, the one this code registers for it)."""
+    import envs
+
+    now = envs.current_id(info.env_id) or envs.env_id(info.scenario)
+    trained = info.env_id or f"scenario {info.scenario}"
+    return (f"{path}: trained on {trained} with observation layout {info.obs_version}, "
+            f"but this code is {now} with layout {envs.OBS_VERSION}: retrain the model")

@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from agents.base import legal_indices
-from agents.model_info import ModelInfo
+from agents.model_info import ModelInfo, other_layout
 from envs.observation import TEMPO
 from vtm_sim.data.formats import OBS_VERSION, POLICY_FORMAT, PREFIX_VERSIONS
 
@@ -140,10 +140,7 @@ class NumpyPolicy:
         except TypeError as exc:
             raise ValueError(f"{p}: bad model metadata ({exc})") from None
         if info.obs_version != OBS_VERSION and info.obs_version not in PREFIX_VERSIONS:
-            raise ValueError(
-                f"{p}: obs_version {info.obs_version}, but this code encodes version "
-                f"{OBS_VERSION}: retrain and export the model again"
-            )
+            raise ValueError(other_layout(p, info) + " and export it again")
         activation = meta.get("activation")
         if activation not in ACTIVATIONS:
             raise ValueError(f"{p}: activation {activation!r}: expected one of "

@@ -6,23 +6,25 @@ overridden by a ``--config`` file of the same keys, validated by
 :class:`Hyperparams` (unknown keys are refused). A run writes its folder in
 the Zoo's layout::
     DIR/
-      Duel-v0.zip, Duel-v0.json   the final model and its metadata (agents.learned)
+      Duel-v5.zip, Duel-v5.json   the final model and its metadata (agents.learned)
       best_model.zip, .json       the best model at the periodic evaluations
       rl_model_<N>_steps.zip      checkpoints
       evaluations.npz             timesteps and scores of every evaluation
       monitor/                    SB3 Monitor CSVs, one per sub-env
       tb/                         TensorBoard logs
-      Duel-v0/config.yml          the resolved hyperparameters
-      Duel-v0/args.yml            the command's arguments (seed included)
-      Duel-v0/command.txt         the command line
-      Duel-v0/versions.yml        python and library versions, and the build
+      Duel-v5/config.yml          the resolved hyperparameters
+      Duel-v5/args.yml            the command's arguments (seed included)
+      Duel-v5/command.txt         the command line
+      Duel-v5/versions.yml        python and library versions, and the build
       summary.json                what ``vtm-sim train --json`` prints
 
 Sub-env ``k`` plays seat ``k mod S`` (S = the scenario's sides, the agent
-being the first combatant of that side) against opponent ``(k div S) mod O`` of
-``--opponents``, so ``--n-envs`` >= S x O trains every seat against every
-opponent. ``--opponents self`` trains by self-play against a league of past
-snapshots on the multi-agent env (:mod:`agents.league`). torch and
+being the first combatant of that side) against one of the O ``--opponents``
+(:func:`assignments`): with ``--n-envs`` >= S x O opponent ``(k div S) mod O``, so
+every seat trains against every opponent; with fewer, opponent ``k mod O``, so
+every opponent is still played; fewer sub-envs than opponents is refused.
+``--opponents self`` trains by self-play against a league of past snapshots on the
+multi-agent env (:mod:`agents.league`). torch and
 stable-baselines3 are imported inside the functions.
 """
 
@@ -218,6 +220,10 @@ def env_scenario(env_id: str) -> str:
     """The scenario a registered id plays; ConfigError for an unknown id."""
 
     if env_id not in gym.registry:
+        now = envs.current_id(env_id)
+        if now is not None:
+            raise ConfigError(f"--env {env_id}: an older version of {now}, the one this "
+                              "code has (docs/environments/history.yaml)")
         raise ConfigError(f"--env {env_id}: unknown environment id (expected one of "
                           f"{', '.join(envs.registered_ids())})")
     scenario = gym.registry[env_id].kwargs.get("scenario")
@@ -246,11 +252,25 @@ def seat_class(maker: PolicyMaker, cid: int) -> type:
 
 def assignments(scenario: Scenario, opponents: Sequence[str], n_envs: int
                 ) -> list[tuple[int, str | None]]:
-    """(seat, opponent) of each sub-env: seat ``k mod S``, opponent ``(k div S) mod O``
-    (None: self-play)."""
+    """(seat, opponent) of each sub-env (opponent None: self-play, no ``opponents``).
+
+    Sub-env ``k`` plays seat ``k mod S`` (S: the scenario's sides). With ``n_envs`` >=
+    S x O (O: the opponents), opponent ``(k div S) mod O``: every seat against every
+    opponent. With fewer, opponent ``k mod O``, round-robin, so every opponent is still
+    played (and every seat, once ``n_envs`` >= S).
+
+    Raises:
+        ConfigError: ``n_envs`` < O, which would leave an opponent out.
+    """
     sides = seats(scenario)
-    return [(sides[k % len(sides)],
-             opponents[(k // len(sides)) % len(opponents)] if opponents else None)
+    n_sides, n_opp = len(sides), len(opponents)
+    if n_envs < n_opp:
+        raise ConfigError(f"--n-envs {n_envs}: each sub-env plays one opponent, so "
+                          f"{n_opp} --opponents need --n-envs {n_opp} or more")
+    every_pair = n_envs >= n_sides * n_opp
+    return [(sides[k % n_sides],
+             opponents[(k // n_sides) % n_opp if every_pair else k % n_opp]
+             if opponents else None)
             for k in range(n_envs)]
 
 

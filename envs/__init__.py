@@ -2,17 +2,17 @@
 
 Importing this package registers, in the ``vtm_sim`` namespace:
 
-- ``vtm_sim/Duel-v0``: scenario ``duel`` (a 1v1 knife fight);
+- ``vtm_sim/Duel-v5``: scenario ``duel`` (a 1v1 knife fight);
 - one id per scenario file in ``configs/scenarios``, named in CamelCase
-  (``bar_brawl`` -> ``vtm_sim/BarBrawl-v0``),
+  (``bar_brawl`` -> ``vtm_sim/BarBrawl-v5``),
 
 each with ``max_episode_steps=500``. Every keyword of :class:`envs.env.VtmEnv`
 can be passed to ``gymnasium.make``::
 
     import gymnasium as gym
-    import envs  # noqa: F401  (or gym.make("envs:vtm_sim/Duel-v0"))
+    import envs  # noqa: F401  (or gym.make("envs:vtm_sim/Duel-v5"))
 
-    env = gym.make("vtm_sim/Duel-v0", shaping=0.05, render_mode="ansi")
+    env = gym.make("vtm_sim/Duel-v5", shaping=0.05, render_mode="ansi")
     obs, info = env.reset(seed=0)
     action = env.action_space.sample(mask=info["action_mask"])
 
@@ -25,7 +25,19 @@ steps cost well over 0.1 ms (many combatants, heavy opponent policies). On the
 env steps/s) and for 2 BarBrawl envs (8 combatants: 1.57k vs 1.45k);
 ``python experiments/bench_env.py`` measures both on yours. With the default
 ``autoreset_mode`` (next step) the mask returned with a sub-env's final step
-is all zeros: send any action for it, the autoreset ignores it.
+holds the pass action alone (never all zeros): send it, or any action, the
+autoreset ignores it.
+
+Versions: the ``-vN`` of every id is :data:`VERSION`, raised whenever the observation
+layout, the action catalog or the reward changes (the Gymnasium and PettingZoo
+convention; ``docs/environments/history.yaml`` says what each version changed, and
+:class:`envs.env.VtmEnv`'s docstring keeps the Version History). Only the current
+version is registered: ``gym.make`` of an older one (``vtm_sim/Duel-v0``, the name
+that observation layouts 1 to 5 all carried until 2026-12-07) raises Gymnasium's
+``DeprecatedEnv``, one line naming the current id. The observation layout a version
+encodes is in its spec, ``gym.spec(id).kwargs["obs_version"]`` (and in
+``env.metadata["obs_version"]``); trained models record it, and loading one of another
+layout fails naming both.
 
 The multi-agent (PettingZoo) versions are :class:`VtmParallelEnv` (every
 combatant steps at once, ``noop`` when not asked) and :class:`VtmAECEnv` (only
@@ -51,26 +63,45 @@ __all__ = [
     "DEFAULT_SHAPING",
     "MAX_EPISODE_STEPS",
     "OBS_VERSION",
+    "VERSION",
     "ActionCatalog",
     "CatalogError",
     "ObservationEncoder",
     "VtmAECEnv",
     "VtmEnv",
     "VtmParallelEnv",
+    "current_id",
     "env_id",
     "registered_ids",
 ]
 
 NAMESPACE = "vtm_sim"
-VERSION = 0
+# The ids' -vN: raise it (with an entry in docs/environments/history.yaml and the
+# Version History of envs.env.VtmEnv, envs.multi and envs.aec) whenever the observation
+# layout (OBS_VERSION), the action catalog or the reward changes. Versions 1 to 5 were
+# observation layouts 1 to 5, all registered as -v0 at the time.
+VERSION = 5
 MAX_EPISODE_STEPS = 500
 ENTRY_POINT = "envs.env:VtmEnv"
 
 
-def env_id(scenario: str) -> str:
-    """The registered id of a scenario: ``bar_brawl`` -> ``vtm_sim/BarBrawl-v0``."""
+def env_id(scenario: str, version: int = VERSION) -> str:
+    """The registered id of a scenario: ``bar_brawl`` -> ``vtm_sim/BarBrawl-v5``."""
     camel = "".join(part[:1].upper() + part[1:] for part in scenario.replace("-", "_").split("_"))
-    return f"{NAMESPACE}/{camel}-v{VERSION}"
+    return f"{NAMESPACE}/{camel}-v{version}"
+
+
+def current_id(eid: str) -> str | None:
+    """The registered id of the env ``eid`` names, at this code's version (None for a name
+    this package does not register): ``vtm_sim/Duel-v0`` -> ``vtm_sim/Duel-v5``."""
+    from gymnasium.envs.registration import get_env_id, parse_env_id
+
+    try:
+        ns, name, _ = parse_env_id(eid)
+    except gym.error.Error:
+        return None
+    now = get_env_id(ns, name, VERSION)
+    return now if now in _IDS else None
 
 
 def _register(scenario: str) -> str:
@@ -79,7 +110,7 @@ def _register(scenario: str) -> str:
         gym.register(
             id=eid,
             entry_point=ENTRY_POINT,
-            kwargs={"scenario": scenario},
+            kwargs={"scenario": scenario, "obs_version": OBS_VERSION},
             max_episode_steps=MAX_EPISODE_STEPS,
         )
     return eid
@@ -89,7 +120,7 @@ _IDS = [_register(name) for name in dict.fromkeys(["duel", *list_scenarios()])]
 
 
 def registered_ids() -> list[str]:
-    """Every id this package registered (Duel-v0 first)."""
+    """Every id this package registered (Duel-v5 first)."""
     return list(_IDS)
 
 

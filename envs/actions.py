@@ -175,7 +175,8 @@ class ActionCatalog:
         maneuvers: the maneuver table, in its order (default: the shipped one).
     """
 
-    __slots__ = ("_by_id", "_masks", "choices", "index", "maneuvers", "num_combatants", "size")
+    __slots__ = ("_by_id", "_masks", "choices", "index", "maneuvers", "num_combatants",
+                 "pass_index", "size")
 
     def __init__(
         self,
@@ -206,6 +207,8 @@ class ActionCatalog:
         self._by_id = {id(c): i for i, c in enumerate(self.choices)}
         self.size = len(self.choices)
         self.num_combatants = num_combatants
+        # the one action legal in the mask once an episode is over (final_mask)
+        self.pass_index = self.index[shared(Action(ActionKind.PASS))]
         # The masks of options tuples seen lately, by identity: id(options) ->
         # (options, mask). The entry keeps the tuple alive, so its id cannot
         # name another object meanwhile; a tuple of frozen choices never
@@ -263,6 +266,16 @@ class ActionCatalog:
                 masks.clear()
             masks[id(options)] = (options, m)
         return m.copy()
+
+    def final_mask(self) -> np.ndarray:
+        """The mask once an episode is over: the pass action alone (int8).
+
+        Never all zeros, so a masked softmax (logits at ``-inf`` outside the mask, as
+        torch's ``Categorical`` takes them) stays finite on a final observation; the
+        env never plays it (a finished episode takes no more steps)."""
+        m = np.zeros(self.size, dtype=np.int8)
+        m[self.pass_index] = 1
+        return m
 
     def describe(self, i: int) -> str:
         """A short label of index ``i``, e.g. ``act:attack punch ->1``."""

@@ -15,12 +15,24 @@ initiative, declarations run in reverse, a defender answers mid-action).
   (:mod:`envs.actions`, same indices). ``observe(agent)`` is
   ``{"observation": ..., "action_mask": int8}``: the single-agent encoding
   seen by that combatant and its legal actions (all zero for a combatant not
-  being asked). ``infos[agent]`` holds the same mask.
+  being asked). ``infos[agent]`` holds the same mask. Once the episode is over
+  (terminated or truncated) every agent's mask holds the pass action alone
+  (:meth:`envs.actions.ActionCatalog.final_mask`), so the observation that ``last()``
+  gives a finished agent never has an all-zero mask.
 - Rewards, shaping, infos and illegal actions are :class:`envs.match.Match`'s,
   as in the Gymnasium and parallel envs: by default an illegal action is the
   passive option at ``illegal_penalty`` (-0.1) with ``infos[agent]["illegal"]``
   and the episode's count in ``infos[agent]["illegal_actions"]``; a combatant's
   rewards accumulate between its turns (``last()`` gives the sum).
+
+## Version History
+
+The same versions as the Gymnasium ids' (:class:`envs.env.VtmEnv`: one core, one
+observation layout and action catalog), in ``metadata["name"]``
+(``vtm_sim_aec_v5``) with the layout in ``metadata["obs_version"]``: v5
+observation layout 5 (the ``tempo`` block); v4 layout 4 and the jumping moves; v3
+layout 3 with flee and pursue; v2 layout 2; v1 layout 1; v0 the name that all of
+them carried until 2026-12-07.
 """
 
 from __future__ import annotations
@@ -30,8 +42,10 @@ from typing import Any
 import numpy as np
 from pettingzoo import AECEnv  # type: ignore[import-untyped]
 
+from envs import VERSION
 from envs.combatants import CombatantAgents
 from envs.match import RENDER_MODES
+from vtm_sim.data.formats import OBS_VERSION
 
 __all__ = ["VtmAECEnv"]
 
@@ -44,7 +58,8 @@ class VtmAECEnv(CombatantAgents, AECEnv):  # type: ignore[misc]
     """
 
     metadata: dict[str, Any] = {  # noqa: RUF012
-        "name": "vtm_sim_aec_v0",
+        "name": f"vtm_sim_aec_v{VERSION}",
+        "obs_version": OBS_VERSION,
         "render_modes": list(RENDER_MODES),
         "is_parallelizable": False,
     }
@@ -93,10 +108,13 @@ class VtmAECEnv(CombatantAgents, AECEnv):  # type: ignore[misc]
             self.agent_selection = self._asked() or agent
 
     def mask(self, agent: str) -> np.ndarray:
-        """The legal actions of ``agent`` now (int8; all zero unless it is being asked)."""
+        """The legal actions of ``agent`` now (int8; all zero unless it is being asked;
+        the pass action alone once the episode is over, terminated or truncated)."""
         b = self.match.battle
         d = b.pending if b is not None else None
-        return self.match.mask if d is not None and self._ids[agent] == d.actor else self._no_mask
+        if d is None or self.truncations.get(agent, False):
+            return self.match.final_mask
+        return self.match.mask if self._ids[agent] == d.actor else self._no_mask
 
     # --- internals -------------------------------------------------------
     def _asked(self) -> str | None:

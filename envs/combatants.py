@@ -46,7 +46,7 @@ class CombatantAgents:
         skip_forced: answer single-option decisions automatically.
         turn_limit: override the scenario's turn limit.
         max_steps: truncate after this many steps (None: the battle's turn limit only).
-        render_mode: ``"ansi"``, ``"rgb_array"`` or None.
+        render_mode: ``"ansi"``, ``"human"`` (prints the ansi text), ``"rgb_array"`` or None.
     """
 
     extra_actions: ClassVar[int] = 0  # actions after the catalog's (the parallel env's noop)

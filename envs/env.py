@@ -88,10 +88,14 @@ class VtmEnv(gym.Env[ObsType, np.int64]):
     Terminated when the battle ends (one side standing, everyone down, or the
     turn limit). If the agent is taken out while its allies fight on, the
     policies play the battle out within that step. The registered ids also
-    truncate at ``max_episode_steps``. ``info`` always holds ``action_mask``,
-    ``decision`` (the kind asked, ``""`` at the end), ``turn``, ``illegal`` and
-    ``illegal_actions``; at the end
-    also ``winner`` (side, -1 for none) and ``end_reason``.
+    truncate at ``max_episode_steps``. ``info`` holds the same keys, each of one
+    type, on reset, on every step and at the end (:data:`envs.match.INFO_KEYS`):
+    ``action_mask`` (int8), ``decision`` (str, the kind asked; ``""`` at the end),
+    ``turn`` (int), ``illegal`` (bool), ``illegal_actions`` (int), ``winner`` (int:
+    the winning side; -1 before the end and for a draw) and ``end_reason`` (str;
+    ``""`` before the end). Once the battle is over the mask holds the pass action
+    alone (``catalog.pass_index``), never all zeros, so ``-inf`` masking stays
+    finite on a final observation.
 
     ## Arguments
 
@@ -112,15 +116,36 @@ class VtmEnv(gym.Env[ObsType, np.int64]):
       ``vtm-sim train``'s default).
     - ``skip_forced``: answer single-option decisions automatically (True).
     - ``turn_limit``: override the scenario's turn limit.
+    - ``obs_version``: the observation layout the id encodes (its spec's; only
+      ``OBS_VERSION`` is accepted: another raises ``ValueError`` naming both).
     - ``render_mode``: ``"ansi"`` (``render()`` narrates the events since the last
-      step) or ``"rgb_array"`` (a top-down battle map, :mod:`envs.battlemap`).
+      step), ``"human"`` (``render()`` prints that same text; a step never renders, so
+      call ``render()`` after each step) or ``"rgb_array"`` (a top-down battle map,
+      :mod:`envs.battlemap`).
 
     ## Registered Configurations
 
-    ``vtm_sim/Duel-v0`` (scenario ``duel``) and one id per scenario in
-    ``configs/scenarios`` (``bar_brawl`` -> ``vtm_sim/BarBrawl-v0``), each
-    with ``max_episode_steps=500``; any argument above can be passed to
+    ``vtm_sim/Duel-v5`` (scenario ``duel``) and one id per scenario in
+    ``configs/scenarios`` (``bar_brawl`` -> ``vtm_sim/BarBrawl-v5``), each
+    with ``max_episode_steps=500`` and ``obs_version`` in its spec
+    (``gym.spec(id).kwargs["obs_version"]``); any argument above can be passed to
     ``gymnasium.make``.
+
+    ## Version History
+
+    The version goes up whenever the observation layout, the action catalog or the
+    reward changes; every id carries the same one (``envs.VERSION``).
+
+    - v5: observation layout 5, the ``tempo`` block appended (2026-12-03; named -v5
+      since 2026-12-07).
+    - v4: observation layout 4; the moves that jump an obstacle appended to the action
+      catalog (2026-12-01).
+    - v3: observation layout 3, chase and obstacle features; flee and pursue in the
+      action catalog (2026-12-01).
+    - v2: observation layout 2, ``others`` before ``self`` (2026-12-01).
+    - v1: observation layout 1, the first action catalog (2026-11-30).
+    - v0: the name that versions 1 to 5 all carried until 2026-12-07; ``gym.make`` of
+      a -v0 id raises ``DeprecatedEnv`` naming the -v5 id.
     """
 
     def __init__(
@@ -136,8 +161,12 @@ class VtmEnv(gym.Env[ObsType, np.int64]):
         shaping: float = DEFAULT_SHAPING,
         skip_forced: bool = True,
         turn_limit: int | None = None,
+        obs_version: int = OBS_VERSION,
         render_mode: str | None = None,
     ) -> None:
+        if obs_version != OBS_VERSION:
+            raise ValueError(f"obs_version {obs_version}: this code encodes observation "
+                             f"layout {OBS_VERSION} only")
         loaded = load(scenario)
         n = len(loaded.fighters)
         if not 0 <= agent_id < n:
@@ -236,8 +265,9 @@ class VtmEnv(gym.Env[ObsType, np.int64]):
         return info
 
     def render(self) -> str | np.ndarray | None:
-        """``"ansi"``: the narration of the events since the last step; ``"rgb_array"``:
-        a top-down battle map (:mod:`envs.battlemap`)."""
+        """``"ansi"``: the narration of the events since the last step; ``"human"``: the
+        same text printed (returns None); ``"rgb_array"``: a top-down battle map
+        (:mod:`envs.battlemap`)."""
         return self.match.render()
 
     def action_masks(self) -> np.ndarray:
@@ -248,4 +278,5 @@ class VtmEnv(gym.Env[ObsType, np.int64]):
 
 # A class attribute set after the class body: when mypyc compiles this module
 # (VTM_SIM_COMPILE=1), one in the body would become a per-instance slot.
-setattr(VtmEnv, "metadata", {"render_modes": list(RENDER_MODES), "render_fps": 4})  # noqa: B010
+setattr(VtmEnv, "metadata", {"render_modes": list(RENDER_MODES), "render_fps": 4,  # noqa: B010
+                             "obs_version": OBS_VERSION})

@@ -19,6 +19,24 @@ Defaults, the same in every env and in ``vtm-sim train``:
   (-0.1); ``info["illegal"]`` says the step's action was illegal and
   ``info["illegal_actions"]`` counts them over the episode. ``"raise"`` raises
   :class:`~vtm_sim.errors.IllegalActionError` instead (for debugging).
+
+What every env hands out the same way:
+
+- ``info`` has the same keys, each with the same type, on reset, on every step and at
+  the end (:data:`INFO_KEYS`), so vector envs and replay buffers (Tianshou's) stack
+  them without holes: ``action_mask`` (int8 array), ``decision`` (str: the kind of
+  decision asked of this combatant, ``""`` when it is not asked or the battle is
+  over), ``turn`` (int), ``illegal`` (bool: this step's action was illegal),
+  ``illegal_actions`` (int: the episode's count), ``winner`` (int: the winning side,
+  -1 before the end and for a draw) and ``end_reason`` (str: why the battle ended,
+  ``""`` before the end).
+- Once the battle is over the mask is :meth:`envs.actions.ActionCatalog.final_mask`:
+  the pass action alone (never all zeros, so ``-inf`` masking stays finite; no step
+  plays it).
+- Render modes (:data:`RENDER_MODES`): ``"ansi"`` returns the narration of the events
+  since the last step, ``"human"`` prints that same text to stdout (and returns None),
+  ``"rgb_array"`` the battle map. Only ``render()`` renders: a step never does, so
+  with ``"human"`` call ``render()`` after each step, as with ``"ansi"``.
 """
 
 from __future__ import annotations
@@ -45,6 +63,7 @@ __all__ = [
     "DEFAULT_ILLEGAL_ACTION",
     "DEFAULT_ILLEGAL_PENALTY",
     "DEFAULT_SHAPING",
+    "INFO_KEYS",
     "RENDER_MODES",
     "Match",
     "MatchConfig",
@@ -61,7 +80,10 @@ PolicyFn = Callable[[Battle, Decision], Choice]  # an opponent (envs.opponents)
 DEFAULT_SHAPING: Final = 0.0
 DEFAULT_ILLEGAL_ACTION: Final[IllegalAction] = "penalize"
 DEFAULT_ILLEGAL_PENALTY: Final = -0.1
-RENDER_MODES: Final[tuple[str, ...]] = ("ansi", "rgb_array")
+RENDER_MODES: Final[tuple[str, ...]] = ("ansi", "human", "rgb_array")
+# Every key of every info, on reset, every step and at the end (Match.info)
+INFO_KEYS: Final[tuple[str, ...]] = (
+    "action_mask", "decision", "turn", "illegal", "illegal_actions", "winner", "end_reason")
 KIND_NAMES: Final = {k: k.value for k in DecisionKind}  # info["decision"] (Enum.value is slow)
 
 
@@ -89,7 +111,7 @@ class MatchConfig:
         shaping: damage shaping weight.
         skip_forced: answer single-option decisions automatically.
         turn_limit: override the scenario's turn limit.
-        render_mode: ``"ansi"``, ``"rgb_array"`` or None.
+        render_mode: ``"ansi"``, ``"human"``, ``"rgb_array"`` or None.
     """
 
     obs_mode: ObsMode = "flat"
@@ -152,7 +174,8 @@ class Match:
         self._policies: Mapping[int, PolicyFn] = {}
         self._taken = [0] * n
         self.illegal_counts = [0] * n
-        self.mask = np.zeros(self.catalog.size, dtype=np.int8)  # the asked learner's
+        self.final_mask = self.catalog.final_mask()  # the mask once the battle is over
+        self.mask = self.final_mask.copy()  # the asked learner's
         self.step_start = 0  # events before the last step: what shaping and render read
         self.battle: Battle | None = None
 
@@ -221,7 +244,7 @@ class Match:
                 d = b.choose(d.options[0])
             else:
                 d = b.choose(pols[d.actor](b, d))
-        self.mask = self.catalog.mask(d)
+        self.mask = self.catalog.mask(d) if d is not None else self.final_mask.copy()
 
     # --- what agents get ----------------------------------------------------------------
     def reward(self, i: int, illegal: bool, team: list[int] | None = None) -> float:
@@ -253,27 +276,28 @@ class Match:
         return flat if self.obs_mode == "flat" else self.encoder.split(flat)
 
     def info(self, i: int, mask: np.ndarray, illegal: bool) -> dict[str, Any]:
-        """Combatant ``i``'s ``info``: mask, decision asked of it, turn, illegal actions,
-        and at the end ``winner`` (side, -1 for none) and ``end_reason``."""
+        """Combatant ``i``'s ``info``: the keys of :data:`INFO_KEYS`, every one on every
+        step, each of one type (the module docstring says what each holds): ``winner`` is
+        -1 and ``end_reason`` ``""`` until the battle ends."""
         b = self.battle
         if b is None:
             raise RuntimeError("call reset() first")
         d = b.pending
-        info: dict[str, Any] = {
+        winner = b.winner
+        return {
             "action_mask": mask,
             "decision": KIND_NAMES[d.kind] if d is not None and d.actor == i else "",
-            "turn": b.turn,
-            "illegal": illegal,
-            "illegal_actions": self.illegal_counts[i],
+            "turn": int(b.turn),
+            "illegal": bool(illegal),
+            "illegal_actions": int(self.illegal_counts[i]),
+            "winner": -1 if d is not None or winner is None else int(winner),
+            "end_reason": "" if d is not None else str(b.end_reason),
         }
-        if d is None:  # -1: no winner (types stay fixed for vector envs)
-            info["winner"] = -1 if b.winner is None else b.winner
-            info["end_reason"] = b.end_reason
-        return info
 
     def render(self) -> str | np.ndarray | None:
-        """``"ansi"``: the narration of the events since the last step; ``"rgb_array"``:
-        the battle map (:mod:`envs.battlemap`)."""
+        """``"ansi"``: the narration of the events since the last step; ``"human"``: that
+        text printed to stdout (returns None); ``"rgb_array"``: the battle map
+        (:mod:`envs.battlemap`)."""
         if self.render_mode is None:
             import gymnasium as gym
 
@@ -281,6 +305,15 @@ class Match:
             return None
         if self.render_mode == "rgb_array":
             return picture(self.battle)
+        text = self.text()
+        if self.render_mode == "human":
+            if text:
+                print(text)
+            return None
+        return text
+
+    def text(self) -> str:
+        """The text view: the narration of the events since the last step."""
         if self.battle is None:
             return ""
         return "\n".join(narrate_since(self.battle.log.events, self.step_start))

@@ -14,7 +14,8 @@ once, the PettingZoo ``ParallelEnv`` way:
   the single-agent encoding seen by that combatant (its ``decision`` block is
   zero unless it is the one asked) and its legal actions. The asked agent's
   mask marks its legal choices; every other agent's mask marks only ``noop``.
-  The same mask is in ``infos[agent]["action_mask"]``.
+  The same mask is in ``infos[agent]["action_mask"]``. Once the battle is over every
+  agent's mask is ``noop`` alone, so no mask is ever all zeros.
 - Only the asked agent's action changes the battle. By default any other
   non-``noop`` action is ignored, and an illegal action of the asked agent is
   its passive option, each at ``illegal_penalty`` (-0.1) for that agent, with
@@ -29,6 +30,15 @@ Masks, rewards, infos and illegal actions are :class:`envs.match.Match`'s, share
 with the Gymnasium env; arguments, agents and spaces are
 :class:`envs.combatants.CombatantAgents`', shared with the AEC env,
 :class:`envs.aec.VtmAECEnv`, in which only the combatant being asked acts (no ``noop``).
+
+## Version History
+
+The same versions as the Gymnasium ids' (:class:`envs.env.VtmEnv`: one core, one
+observation layout and action catalog), in ``metadata["name"]``
+(``vtm_sim_parallel_v5``) with the layout in ``metadata["obs_version"]``: v5
+observation layout 5 (the ``tempo`` block); v4 layout 4 and the jumping moves; v3
+layout 3 with flee and pursue; v2 layout 2; v1 layout 1; v0 the name that all of
+them carried until 2026-12-07.
 """
 
 from __future__ import annotations
@@ -38,9 +48,11 @@ from typing import Any
 import numpy as np
 from pettingzoo import AECEnv, ParallelEnv  # type: ignore[import-untyped]
 
+from envs import VERSION
 from envs.aec import VtmAECEnv
 from envs.combatants import CombatantAgents
 from envs.match import RENDER_MODES
+from vtm_sim.data.formats import OBS_VERSION
 
 __all__ = ["VtmParallelEnv", "aec_env", "parallel_env"]
 
@@ -60,11 +72,12 @@ class VtmParallelEnv(CombatantAgents, ParallelEnv):  # type: ignore[misc]
         skip_forced: answer single-option decisions automatically.
         turn_limit: override the scenario's turn limit.
         max_steps: truncate after this many steps (None: the battle's turn limit only).
-        render_mode: ``"ansi"``, ``"rgb_array"`` or None.
+        render_mode: ``"ansi"``, ``"human"`` (prints the ansi text), ``"rgb_array"`` or None.
     """
 
     metadata: dict[str, Any] = {  # noqa: RUF012
-        "name": "vtm_sim_parallel_v0",
+        "name": f"vtm_sim_parallel_v{VERSION}",
+        "obs_version": OBS_VERSION,
         "render_modes": list(RENDER_MODES),
         "is_parallelizable": True,
     }

@@ -8,7 +8,17 @@ class VtmSimError(Exception):
 
 
 class ConfigError(VtmSimError, ValueError):
-    """A configuration file or value is wrong: names the file, the key and what was expected."""
+    """A configuration file or value is wrong: names the file, the key and what was expected.
+
+    Always one line: a line break or other control character the message quotes from the
+    file (a key written ``"a\\nb"``) is shown escaped.
+    """
+
+    def __init__(self, message: object = "", *args: object) -> None:
+        text = str(message)
+        if not text.isprintable():
+            text = "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in text)
+        super().__init__(text, *args)
 
 
 class DiceError(VtmSimError, ValueError):

@@ -4,9 +4,10 @@
 
 - ``reference/file-formats.md``: every file format's JSON Schema (the models behind
   ``vtm-sim schema WHAT``, ``vtm_sim.cli.states.SCHEMAS``) as tables of keys;
-- ``environments/<Name>-v0.md``: one page per registered Gymnasium id (``import envs``),
+- ``environments/<Name>-v5.md``: one page per registered Gymnasium id (``import envs``),
   from its registration, its scenario, the env's spaces and ``envs.env.VtmEnv``'s
-  docstring, with a "Version History" from ``docs/environments/history.yaml``;
+  docstring, with a "Version History" from ``docs/environments/history.yaml`` (in the
+  docstring's place);
 - ``environments/parallel.md`` and ``environments/aec.md``: the PettingZoo envs, from
   their module docstrings;
 - ``reference/policies.md``: every policy name and how it plays (``vtm-sim policies``).
@@ -52,9 +53,13 @@ def rst_to_md(text: str) -> str:
     return text.replace("::\n", ":\n")
 
 
-def docstring(obj: Any, *, level: int = 2) -> str:
-    """An object's docstring as Markdown, its ``## Heading`` lines moved to ``level``."""
+def docstring(obj: Any, *, level: int = 2, drop: tuple[str, ...] = ()) -> str:
+    """An object's docstring as Markdown, its ``## Heading`` lines moved to ``level``,
+    without the ``## `` sections titled in ``drop``."""
     text = rst_to_md(inspect.cleandoc(obj.__doc__ or ""))
+    for title in drop:  # the section, up to the next "## " heading or the end
+        text = re.sub(rf"^## {re.escape(title)}\n.*?(?=^## |\Z)", "", text,
+                      flags=re.M | re.S).rstrip() + "\n"
     return re.sub(r"^## ", "#" * level + " ", text, flags=re.M)
 
 
@@ -141,6 +146,10 @@ def file_formats_page() -> str:
 # --- environments ---------------------------------------------------------------------
 
 
+# The docstrings' own "Version History" sections: the pages show history.yaml's instead
+HISTORY = ("Version History",)
+
+
 def _history() -> dict[str, dict[int, str]]:
     data: dict[str, dict[int, str]] = yaml.safe_load(
         (DOCS / "environments" / "history.yaml").read_text(encoding="utf-8"))
@@ -148,15 +157,19 @@ def _history() -> dict[str, dict[int, str]]:
 
 
 def version_history(env_version: int, obs_version: int) -> list[str]:
-    """The "Version History" section; the build fails on a version the history lacks."""
+    """The "Version History" section (the docstrings' own, in full); the build fails on a
+    version the history lacks."""
     history = _history()
     for kind, current in (("env", env_version), ("observation", obs_version)):
         if current not in history[kind]:
             raise ValueError(f"docs/environments/history.yaml: no {kind} version {current}: "
                              "say what changed")
-    out = ["## Version History", ""]
+    out = ["## Version History", "",
+           "The version (`-vN` of the id) goes up whenever the observation layout, the action "
+           "catalog or the reward changes; only the current one is registered "
+           "(`gym.make` of another raises `DeprecatedEnv` naming it).", ""]
     for v, text in sorted(history["env"].items(), reverse=True):
-        out.append(f"- v{v}: {_cell(text)}")
+        out.append(f"- v{v}{' (current)' if v == env_version else ''}: {_cell(text)}")
     out += ["", "Observation layout versions (`envs.OBS_VERSION`, in every trained model's "
             "metadata):", ""]
     for v, text in sorted(history["observation"].items(), reverse=True):
@@ -191,7 +204,9 @@ def env_page(env_id: str) -> str:
         f"| Scenario | `{scenario_name}`: {scenario.title} (`vtm-sim fight {scenario_name}`) |",
         f"| Action space | `Discrete({env.action_space.n})` |",  # type: ignore[attr-defined]
         f"| Observation space | `Box(-1.0, 1.0, {shape}, float32)` |",
-        f"| Observation layout | version {envs.OBS_VERSION} |",
+        f"| Version | v{spec.version} (`gym.spec(id).version`) |",
+        f"| Observation layout | version {spec.kwargs['obs_version']} "
+        '(`gym.spec(id).kwargs["obs_version"]`) |',
         f"| Rules profile | `{scenario.rules.name}` |",
         f"| Turn limit | {scenario.turn_limit} |",
         f"| Max episode steps | {spec.max_episode_steps} |",
@@ -211,7 +226,8 @@ def env_page(env_id: str) -> str:
         out.append(f"| {i} | {stats.name} | {fighter.side}: {scenario.side_name(fighter.side)} "
                    f"| {stats.kind.value} | {weapons} |")
     env.close()
-    out += ["", docstring(VtmEnv), "", *version_history(envs.VERSION, envs.OBS_VERSION)]
+    out += ["", docstring(VtmEnv, drop=HISTORY), "",
+            *version_history(envs.VERSION, envs.OBS_VERSION)]
     return "\n".join(out)
 
 
@@ -219,7 +235,7 @@ def pettingzoo_page(module: str, title: str) -> str:
     import envs
 
     mod = importlib.import_module(module)
-    return "\n".join([f"# {title}", "", docstring(mod), "",
+    return "\n".join([f"# {title}", "", docstring(mod, drop=HISTORY), "",
                       *version_history(envs.VERSION, envs.OBS_VERSION)])
 
 

@@ -25,7 +25,7 @@ from agents.numpy_policy import MASK_HANDLING, NumpyPolicy, write_policy
 from vtm_sim.cli import main
 from vtm_sim.data.formats import OBS_VERSION
 
-ENV_ID = "vtm_sim/Duel-v0"
+ENV_ID = "vtm_sim/Duel-v5"
 ROOT = Path(__file__).resolve().parents[2]
 
 # Refuses torch and stable-baselines3 at import.
@@ -103,7 +103,8 @@ def test_an_export_for_another_observation_layout_is_refused(tmp_path: Path) -> 
     meta["info"]["obs_version"] = OBS_VERSION + 1
     arrays["meta"] = np.array(json.dumps(meta))
     np.savez(tmp_path / "old.npz", **arrays)
-    with pytest.raises(ValueError, match="obs_version"):
+    with pytest.raises(ValueError, match=f"observation layout {OBS_VERSION + 1}, but this "
+                       f"code is vtm_sim/Duel-v5 with layout {OBS_VERSION}: retrain"):
         NumpyPolicy.load(tmp_path / "old.npz")
     with pytest.raises(ValueError, match="no such file"):
         NumpyPolicy.load(tmp_path / "missing.npz")
@@ -223,14 +224,14 @@ def test_a_version_4_export_reads_its_prefix_of_the_version_5_layout(tmp_path: P
     sees the tempo rows."""
     from envs.observation import TEMPO
 
-    env = gym.make("vtm_sim/Gunfight-v0")
+    env = gym.make("vtm_sim/Gunfight-v5")
     enc = env.unwrapped.encoder
     d, n = int(env.observation_space.shape[0]), int(env.action_space.n)
     old_d = d - enc.slots * TEMPO.size
     assert enc.feature_names()[old_d - 1] == "self.obstacle_no_way_around"
     assert enc.feature_names()[old_d] == "tempo.0.vampire"
     assert enc.prefix_size(4) == old_d and enc.prefix_size(5) == d
-    agent = older_export(tmp_path, "vtm_sim/Gunfight-v0", "gunfight", 4, old_d, n, seed=1)
+    agent = older_export(tmp_path, "vtm_sim/Gunfight-v5", "gunfight", 4, old_d, n, seed=1)
     obs, info_ = env.reset(seed=0)
     changed = obs.copy()
     changed[old_d:] = 1.0 - changed[old_d:]  # the tempo rows do not move it
@@ -251,7 +252,7 @@ def test_an_older_export_refuses_another_fights_observation(tmp_path: Path) -> N
     agent = older_export(tmp_path, ENV_ID, "duel", 4, old_d, n, seed=2)
     obs, _ = duel.reset(seed=0)
     assert agent.logits(obs).shape == (n,)  # its own fight, today's layout
-    gunfight, _ = gym.make("vtm_sim/Gunfight-v0").reset(seed=0)
+    gunfight, _ = gym.make("vtm_sim/Gunfight-v5").reset(seed=0)
     assert gunfight.size > d
     with pytest.raises(ValueError, match="features"):
         agent.logits(gunfight)

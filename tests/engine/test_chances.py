@@ -7,6 +7,7 @@ attack roll's pool and difficulty, and the defense logged for it.
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from rule_helpers import block
 
 from vtm_sim.core.choices import (
@@ -122,3 +123,72 @@ def test_with_weapon_drawn_asks_the_action_again() -> None:
         assert fork.pending is not None and fork.pending.actor == d.actor
         fork.choose(fork.pending.options[0])  # the engine takes its options
     assert b.to_state(log=False) == before
+
+
+# --- acting: any combatant's action, asked in a copy of the battle as it stands -------------
+
+
+def _state(tmp_path: object, text: str) -> Battle:
+    from pathlib import Path
+
+    from vtm_sim.files.state_files import load_state
+
+    p = Path(str(tmp_path)) / "s.yaml"
+    p.write_text(text, encoding="utf-8")
+    return load_state(p)
+
+
+def test_acting_asks_without_playing_and_leaves_the_battle_alone(tmp_path: object) -> None:
+    from vtm_sim.engine.chances import acting
+
+    b = _state(tmp_path, "scenario: gunfight\nturn: 2\ncombatants:\n"
+                         "  Detective Ortiz: {damage: {lethal: 4}}\n")
+    before = b.to_state()
+    pending = b.pending
+    fork = acting(b, 2)
+    assert fork is not None and fork.pending is not None
+    assert fork.pending.kind is DecisionKind.ACT and fork.pending.actor == 2
+    assert b.to_state() == before and b.pending is pending
+    assert fork.combatants[2].health.marks() == b.combatants[2].health.marks()
+    assert fork.turn == b.turn and len(fork.log) == len(b.log)  # no decision, no die
+    assert any(isinstance(o, Action) and o.kind is ActionKind.ATTACK
+               for o in fork.pending.options)
+    two = acting(b, 2, declared=2)  # ACT-1: two actions declared, -2 dice on the first
+    assert two is not None
+    shot = next(o for o in fork.pending.options if isinstance(o, Action)
+                and o.kind is ActionKind.ATTACK and o.maneuver == "single_shot")
+    p1, p2 = fork.plan(2, shot), two.plan(2, shot)
+    assert p1 is not None and p2 is not None and p2.pool == p1.pool - 2
+
+
+def test_CPX_2_a_stunned_combatant_is_not_asked(tmp_path: object) -> None:
+    from vtm_sim.engine.chances import acting
+
+    b = _state(tmp_path, "scenario: gunfight\nturn: 2\ncombatants:\n"
+                         "  Detective Ortiz: {stunned: true}\n")
+    assert acting(b, 2) is None
+
+
+def test_acting_at_the_actors_own_pending_action_is_that_decision() -> None:
+    from vtm_sim.engine.chances import acting
+
+    b, _ = _duel(Declaration())
+    d = b.pending
+    assert d is not None and d.kind is DecisionKind.ACT
+    fork = acting(b, d.actor)
+    assert fork is not None and fork.pending is not None
+    assert fork.pending.options == d.options
+
+
+def test_MAN_6_break_free_chance_is_the_resisted_roll_enumerated() -> None:
+    """MAN-6: the escaper needs more successes than the holder (Strength + Brawl, diff 6);
+    checked against a plain enumeration of two one-die rolls."""
+    from vtm_sim.engine.effects import break_free_chance
+
+    one = block("One", attrs={"strength": 1, "dexterity": 1, "stamina": 1, "wits": 1})
+    b = Battle([Fighter(one, 0, 0.0), Fighter(one, 1, 1.0)], dice=ScriptedDice([10, 1]),
+               turn_limit=1)
+    e, h = b.combatants
+    # one die each: a success on 6-10 (10 counts once here), a 1 botches to 0
+    p_one = 5 / 10
+    assert break_free_chance(b, e, h) == pytest.approx(p_one * (1 - p_one))

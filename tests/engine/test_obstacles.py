@@ -15,7 +15,7 @@ import math
 import numpy as np
 import pytest
 
-from vtm_sim.analysis.advice import describe, jump_chance
+from vtm_sim.analysis.wording import describe, jump_chance
 from vtm_sim.core.choices import (
     Action,
     ActionKind,

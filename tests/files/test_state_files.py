@@ -183,7 +183,9 @@ def test_cover_places_the_combatant_at_its_centre(tmp_path: Path) -> None:
           Detective Ortiz: {cover: squad car, at: [1, 1]}
         """)
     b = load_state(p)
-    assert (b.combatants[5].x, b.combatants[5].y) == (19.0, -2.0)
+    # Shotgun Frankie holds the van's centre: the Bagman takes the free spot a yard off
+    assert (b.combatants[5].x, b.combatants[5].y) == (20.0, -2.0)
+    assert b.field.cover_at(20.0, -2.0) is not None
     assert (b.combatants[2].x, b.combatants[2].y) == (1.0, 1.0)
     assert b.field.cover_at(1.0, 1.0) is not None
 

@@ -1,69 +1,82 @@
-"""What should this NPC do now: every legal option ranked, with exact odds and win chance.
+"""What should this NPC do this turn: a plan for its goal, three options with reasons.
 
-:func:`advise` takes a battle (a scenario's start or a state file's fight as
-it stands), plays the others' decisions until the NPC is asked, then judges
-each legal option two ways:
+:func:`advise` answers a Storyteller's question about one NPC in a fight as it
+stands (a scenario's start or a state file's), for the NPC's goal
+(:mod:`vtm_sim.analysis.goals`: win, survive, escape, protect, take alive, hurt):
 
-- **exact odds of the exchange**, where one attack decides it: the roll the
-  option leads to (:meth:`~vtm_sim.engine.battle.Battle.chance`) gives the
-  attack's real plan (after closing in), the defense the target's policy
-  really picks, its multiple-action penalty and the defense's difficulty,
-  which are fed to :mod:`vtm_sim.mechanics.odds`. A
-  defense that needs an abort roll (DEF-3) mixes the odds with and without
-  it by the roll's chance. ``p_hit`` is the chance the attack's net
-  successes beat the defense; ``p_damage`` of at least one health level;
-  ``p_incapacitate`` of taking the target to Incapacitated or beyond;
-- **the chance to win from here**, by seeded rollouts from forks with the
-  chosen policy playing every side on (common dice seeds across options), with
-  a 95% Wilson interval; more rollouts go to the options still in contention
-  until the best is separated or the budget is spent.
+- **the turn as one answer**: its blood spend, its declaration and its first action,
+  found one after the other by :mod:`vtm_sim.analysis.search` (the action first, as
+  it matters most; then the declaration that serves it; then the blood), each
+  option raced by simulated fights that follow the plan;
+- **initiative**: where the state gives none, every simulated fight rolls it, so
+  the options are weighed by its real chances; :func:`initiative_cases` adds the
+  exact chance of each set of enemies acting first and names the cases where
+  another action would be better;
+- **exact odds** of an attack option at the roll it leads to
+  (:meth:`~vtm_sim.engine.battle.Battle.chance`), against the defense the target
+  really picks (``p_hit``, ``p_damage``, expected levels, ``p_incapacitate``);
+- **a reason** in plain words (:mod:`vtm_sim.analysis.reasons`).
+
+``advise(..., kind=DecisionKind.ACT)`` ranks every legal option of that one
+decision instead (``suggest --decision``).
 """
 
 from __future__ import annotations
 
 import math
-import os
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Final
 
-import numpy as np
-
+from vtm_sim.analysis.goals import Goal
+from vtm_sim.analysis.search import (
+    Budget,
+    Job,
+    Plan,
+    Tally,
+    default_workers,
+    race,
+    rollout_dice,
+    tied,
+)
+from vtm_sim.analysis.wording import describe, route_words
 from vtm_sim.core.choices import (
-    AbortMethod,
     Action,
     ActionKind,
-    BloodSpend,
-    BloodUse,
     Choice,
     Decision,
     DecisionKind,
     Declaration,
-    Defense,
     DefenseKind,
 )
-from vtm_sim.core.dice import RngDice
-from vtm_sim.core.space import ObstacleKind
+from vtm_sim.core.goals import GoalKind
 from vtm_sim.engine.battle import Battle
-from vtm_sim.engine.chase import chase_pool, lead_of, tired
-from vtm_sim.engine.obstacles import Route, action_route
+from vtm_sim.engine.queries import ahead_odds
 from vtm_sim.errors import ConfigError
+from vtm_sim.files.names import find_combatant as find_combatant  # its old home: still importable
 from vtm_sim.files.state_files import labels
-from vtm_sim.mechanics.attack import AttackPlan, maneuver_weapon
-from vtm_sim.mechanics.combatant import Combatant
+from vtm_sim.mechanics.attack import AttackPlan
 from vtm_sim.mechanics.forecast import expected, plan_hit_chance, plan_odds
-from vtm_sim.mechanics.movement import (
-    JUMP_DIFFICULTY,
-    PURSUIT_YARDS_PER_SUCCESS,
-    jump_dice,
-    jump_needed,
-    jump_successes,
-)
 from vtm_sim.mechanics.odds import roll_odds
-from vtm_sim.policies.planner import OptionValue, rollout
+from vtm_sim.policies.planner import candidates
 from vtm_sim.policies.play import Policy
 
-MAX_SETUP_DECISIONS = 500  # decisions played by others before the NPC is asked
+__all__ = ["Advice", "Exchange", "OptionAdvice", "Step", "advise", "describe", "exchange_of",
+           "find_combatant", "reach_npc", "route_words", "situation_lines"]
+
+MAX_SETUP_DECISIONS: Final = 500  # decisions played by others before the NPC is asked
+DEFAULT_CAP: Final = 400  # simulated fights an option at most, without --rollouts
+PROBES: Final = 8  # simulated starts of the turn that show the NPC's options
+MAX_ACT_OPTIONS: Final = 10  # actions raced in a turn plan
+TURN_ORDER: Final = (DecisionKind.BLOOD, DecisionKind.DECLARE, DecisionKind.ACT)
+# the share of the time each step of the plan gets (the action matters most)
+SHARES: Final = {DecisionKind.ACT: 0.55, DecisionKind.DECLARE: 0.25, DecisionKind.BLOOD: 0.2,
+                 DecisionKind.DEFEND: 1.0}
+PASSIVE: Final = frozenset({ActionKind.PASS, ActionKind.WAIT, ActionKind.DELAY})
+HORIZON: Final = 2  # turn boundaries a rollout plays past the planned turn
+GOAL_HORIZON: Final = {GoalKind.ESCAPE: 4, GoalKind.SURVIVE: 3}
+CASE_SHARE: Final = 0.1  # initiative cases rarer than this are not named
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,81 +92,125 @@ class Exchange:
     target: int
 
 
+
 @dataclass(frozen=True, slots=True)
 class OptionAdvice:
     choice: Choice
     action: str  # the option in plain words
     exchange: Exchange | None
-    value: OptionValue
+    tally: Tally
     reason: str
+    tied_with_best: bool
+
+    @property
+    def value(self) -> float:
+        return self.tally.value
+
+    @property
+    def p_win(self) -> float:
+        return self.tally.p_win
+
+    @property
+    def rollouts(self) -> int:
+        return self.tally.n
 
     def to_json(self) -> dict[str, Any]:
         ex = self.exchange
-        lo, hi = self.value.ci95
+        lo, hi = self.tally.value_ci95
         return {
             "action": self.action,
             "choice": self.choice.to_json(),
+            "reason": self.reason,
+            "defense": None if ex is None else ex.defense.value,
+            "value": round(self.tally.value, 4),
+            "value_ci95": [round(lo, 4), round(hi, 4)],
+            "goal_value": round(self.tally.goal, 4),
+            "p_win": round(self.tally.p_win, 4),
+            "tied_with_best": self.tied_with_best,
             "p_hit": None if ex is None else round(ex.p_hit, 4),
             "p_damage": None if ex is None else round(ex.p_damage, 4),
             "expected_levels": None if ex is None else round(ex.expected_levels, 3),
             "p_incapacitate": None if ex is None else round(ex.p_incapacitate, 4),
-            "defense": None if ex is None else ex.defense.value,
-            "p_win": round(self.value.p_win, 4),
-            "p_win_ci95": [round(lo, 4), round(hi, 4)],
-            "rollouts": self.value.rollouts,
-            "reason": self.reason,
+            "rollouts": self.tally.n,
         }
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """One choice of the plan for the turn."""
+
+    kind: DecisionKind
+    choice: Choice
+    action: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"decision": self.kind.value, "action": self.action,
+                "choice": self.choice.to_json()}
+
+
+@dataclass(frozen=True, slots=True)
+class Case:
+    """An initiative case: these enemies act first, with this exact chance."""
+
+    ahead: tuple[str, ...]
+    p: float
+    best: str  # the action best in this case
+    differs: bool  # another action than the recommended one is better here
+
+    def to_json(self) -> dict[str, Any]:
+        return {"ahead": list(self.ahead), "p": round(self.p, 4), "best": self.best,
+                "differs": self.differs}
 
 
 @dataclass(frozen=True, slots=True)
 class Advice:
     npc: str
-    decision: DecisionKind
+    goal: str  # as written: win, protect:Tessa, ...
+    goal_words: str
+    decision: DecisionKind  # the decision whose options are ranked
     turn: int
+    plan: tuple[Step, ...]
     options: tuple[OptionAdvice, ...]  # best first
-    rollouts: int  # in all
+    recommended_index: int
+    rollouts: int
     seed: int
     policy: str
+    seconds: float
+    initiative: str  # how initiative was dealt with, in words
+    then: str = ""  # the rest of the turn, conditional on what happens
+    cases: tuple[Case, ...] = ()
     situation: tuple[str, ...] = field(default=())
 
     @property
     def recommended(self) -> OptionAdvice:
-        return self.options[0]
+        return self.options[self.recommended_index]
 
     def to_json(self) -> dict[str, Any]:
         return {
             "npc": self.npc,
+            "goal": self.goal,
+            "goal_words": self.goal_words,
             "decision": self.decision.value,
             "turn": self.turn,
             "recommended": self.recommended.to_json(),
+            "plan": [s.to_json() for s in self.plan],
+            "then": self.then,
             "options": [o.to_json() for o in self.options],
+            "initiative": {"note": self.initiative, "cases": [c.to_json() for c in self.cases]},
             "rollouts": self.rollouts,
+            "seconds": round(self.seconds, 3),
             "seed": self.seed,
             "policy": self.policy,
             "situation": list(self.situation),
         }
 
 
-def find_combatant(battle: Battle, name: str, where: str = "--npc") -> int:
-    """A combatant by name (``Name#2`` where names repeat); ConfigError otherwise."""
-    names = [c.name for c in battle.combatants]
-    written = labels(names)
-    text = name.strip()
-    if text in written:
-        return written.index(text)
-    if text in names:
-        shared = [lb for n, lb in zip(names, written, strict=True) if n == text]
-        raise ConfigError(f"{where}: {text!r} is ambiguous (expected one of {', '.join(shared)})")
-    lowered = [w.lower() for w in written]
-    if text.lower() in lowered:
-        return lowered.index(text.lower())
-    raise ConfigError(f"{where}: no combatant {text!r} (expected one of {', '.join(written)})")
-
-
 def reach_npc(battle: Battle, npc: int, policies: Sequence[Policy],
               kind: DecisionKind | None = None) -> None:
     """Play on until ``npc`` is asked (a decision of ``kind``, when given; its own
     other decisions are then made by its policy), or the fight ends."""
+    if battle.pending is None and not battle.over and not battle.stack:
+        battle.begin()
     for _ in range(MAX_SETUP_DECISIONS):
         d = battle.pending
         if d is None or (d.actor == npc and (kind is None or d.kind is kind)):
@@ -195,337 +252,281 @@ def _at(dist: Sequence[float], k: int) -> float:
     return dist[k] if k < len(dist) else 0.0
 
 
+
+
+# --- the search for the turn --------------------------------------------------------------
+
+@dataclass(slots=True)
+class Probe:
+    """A simulated start of the turn (rollout ``k``'s dice) up to the NPC's decisions."""
+
+    k: int
+    at: dict[DecisionKind, tuple[Battle, Decision]]  # the first decision of each kind
+
+
+def probe(root: Battle, npc: int, playout: Callable[[int], Policy], plan: Plan, seed: int,
+          k: int, kinds: frozenset[DecisionKind]) -> Probe:
+    """Play rollout ``k``'s dice from ``root`` (following ``plan``) to the NPC's first action
+    of its turn, keeping a copy of the fight at its first decision of each of ``kinds``."""
+    fork = root.clone(dice=rollout_dice(seed, k))
+    if fork.pending is None and not fork.over and not fork.stack:
+        fork.begin()
+    policies = [playout(c.id) for c in fork.combatants]
+    found: dict[DecisionKind, tuple[Battle, Decision]] = {}
+    plan_turn: int | None = None
+    for _ in range(MAX_SETUP_DECISIONS):
+        d = fork.pending
+        if d is None:
+            break
+        if d.actor == npc and d.kind in kinds:
+            if plan_turn is None:
+                plan_turn = fork.turn
+            if fork.turn != plan_turn:
+                break
+            if d.kind not in found:
+                found[d.kind] = (fork.clone(), d)
+                if d.kind is DecisionKind.ACT:
+                    break
+            step = plan.get(d.kind)
+            if step is not None and step in d.options:
+                fork.choose(step)
+                continue
+        elif plan_turn is not None and fork.turn > plan_turn:
+            break
+        fork.choose(policies[d.actor].choose(fork, d))
+    return Probe(k, found)
+
+
+def act_candidates(fork: Battle, d: Decision, goal: Goal, prior: Choice) -> list[Choice]:
+    """The actions worth racing at one start of the turn: the planner's pruned list
+    (:func:`~vtm_sim.policies.planner.candidates`: the prior's pick, the best attacks by
+    exact odds, every kind of non-attack move) and what the goal adds (running, cover,
+    moving toward the one to protect)."""
+    base = candidates(fork, d, prior)
+    out = base[:1]  # the prior's pick, then what the goal adds, then the planner's others
+    for o in d.options:
+        if not isinstance(o, Action) or o in out:
+            continue
+        run = o.kind in (ActionKind.FLEE, ActionKind.PURSUE, ActionKind.TAKE_COVER)
+        move = o.kind is ActionKind.MOVE and (
+            o.away or o.target == goal.target
+            or goal.kind in (GoalKind.ESCAPE, GoalKind.SURVIVE))
+        named = (o.kind is ActionKind.ATTACK and goal.target is not None
+                 and o.target == goal.target and o.called is None)
+        if run or move or named:
+            out.append(o)
+    out += [o for o in base if o not in out]
+    if not any(isinstance(o, Action) and o.kind in PASSIVE for o in out):
+        for o in d.options:  # the do-nothing option, to compare against
+            if isinstance(o, Action) and o.kind is ActionKind.PASS:
+                out.append(o)
+                break
+    return out
+
+
+def _merge(lists: Sequence[list[Choice]], limit: int) -> list[Choice]:
+    """The options of several starts, the most frequent first (ties: first seen)."""
+    count: dict[Choice, int] = {}
+    first: dict[Choice, int] = {}
+    for lst in lists:
+        for pos, o in enumerate(lst):
+            count[o] = count.get(o, 0) + 1
+            first.setdefault(o, len(first) * 100 + pos)
+    ranked = sorted(count, key=lambda o: (-count[o], first[o]))
+    # the first list's head (the prior's pick) stays in whatever the counts say
+    if lists and lists[0] and lists[0][0] in ranked[limit:]:
+        ranked.remove(lists[0][0])
+        ranked.insert(0, lists[0][0])
+    return ranked[:limit]
+
+
+def _passive(c: Choice) -> bool:
+    return isinstance(c, Action) and c.kind in PASSIVE
+
+
+def _order(rows: list[tuple[Choice, Tally]]) -> tuple[list[int], int]:
+    """Indices best first (by value, the most rollouts first among equals), and the
+    recommended one: the best, unless it is passive and an active option is tied with it."""
+    order = sorted(range(len(rows)), key=lambda i: (-rows[i][1].n > 0, -rows[i][1].value, i))
+    order = sorted(order, key=lambda i: (-rows[i][1].n, -rows[i][1].value, i))
+    most = rows[order[0]][1].n
+    finalists = [i for i in order if rows[i][1].n == most]
+    order = sorted(finalists, key=lambda i: (-rows[i][1].value, i)) + [
+        i for i in sorted(order, key=lambda i: (-rows[i][1].value, i)) if i not in finalists]
+    best = order[0]
+    pick = best
+    if _passive(rows[best][0]):
+        for i in order[1:]:
+            if not _passive(rows[i][0]) and tied(rows[i][1], rows[best][1]):
+                pick = i
+                break
+    return order, pick
+
+
 def advise(
     battle: Battle,
     npc: int,
     *,
     playout: Callable[[int], Policy],
     policy_name: str,
-    rollouts: int = 500,
+    goal: Goal | None = None,
+    goal_text: str = "win",
+    seconds: float | None = None,
+    rollouts: int | None = None,
     seed: int = 0,
-    budget_factor: float = 1.25,
     kind: DecisionKind | None = None,
     workers: int | None = None,
+    progress: Callable[[int], None] | None = None,
 ) -> Advice:
-    """Rank every legal option of ``npc``'s next decision (of ``kind``, when given),
-    leaving ``battle`` as it is. ``rollouts`` an option at first, up to
-    ``budget_factor`` times as many in all while the best is not separated;
-    ``workers`` processes share them (default: every core this process may use),
-    with the same answer for any number."""
-    b = battle.clone()
-    others = [playout(c.id) for c in b.combatants]
-    reach_npc(b, npc, others, kind)
-    d = b.pending
-    me = b.combatants[npc]
-    if d is None or d.actor != npc:
-        why = "the fight is over" if d is None else "it is not asked to decide"
-        raise ConfigError(f"--npc: {me.name} has no decision to make ({why})")
-    options = list(d.options)
-    exchanges = [exchange_of(b, o, others) if isinstance(o, Action) else None for o in options]
-    values = _win_chances(b, d, options, playout, rollouts, seed, budget_factor,
-                          default_workers() if workers is None else workers)
-    rows = [
-        OptionAdvice(o, describe(b, npc, o), ex, v, "")
-        for o, ex, v in zip(options, exchanges, values, strict=True)
-    ]
-    rows.sort(key=lambda r: (-r.value.p_win, -(r.exchange.expected_levels if r.exchange
-                                               else 0.0), options.index(r.choice)))
-    best = rows[0]
-    rows = [OptionAdvice(r.choice, r.action, r.exchange, r.value,
-                         reason(b, me, r, best, i == 0)) for i, r in enumerate(rows)]
-    names = labels([c.name for c in b.combatants])
-    return Advice(names[npc], d.kind, b.turn, tuple(rows), sum(v.rollouts for v in values),
-                  seed, policy_name, tuple(situation_lines(b, npc)))
+    """What ``npc`` should do this turn for ``goal`` (default: win), ``battle`` left as it is.
 
-
-# what the rollout workers read (set before they are forked, so nothing is pickled)
-_JOB: tuple[Battle, list[Choice], int, Callable[[int], Policy], int] | None = None
-CHUNK = 50  # rollouts a worker plays before it reports
-
-
-FACES = 256  # faces drawn ahead for each rollout (a duel's rolls about 50, at most ~200)
-BLOCK = 64  # rollouts whose faces one numpy call draws
-_FACES: dict[tuple[int, int], list[list[int]]] = {}  # (seed, block) -> its rollouts' faces
-
-
-def rollout_dice(seed: int, k: int) -> RngDice:
-    """The dice of rollout ``k``: the same for every option (common random numbers)
-    and in any worker, as they depend on ``seed`` and ``k`` only."""
-    key = (seed, k // BLOCK)
-    block = _FACES.get(key)
-    if block is None:
-        block = np.random.default_rng([seed, k // BLOCK]).integers(
-            1, 11, size=(BLOCK, FACES), dtype=np.int16).tolist()
-        _FACES[key] = block
-    return RngDice.preloaded(block[k % BLOCK], (seed, k, 1))
-
-
-def _batch(task: tuple[int, int, int]) -> tuple[int, int, float]:
-    """Rollouts ``start .. start + count - 1`` of option ``i``: (i, count, points)."""
-    i, start, count = task
-    assert _JOB is not None
-    battle, options, side, playout, seed = _JOB
-    points = math.fsum(rollout(battle, options[i], side, k, playout,
-                               dice=rollout_dice(seed, k))
-                       for k in range(start, start + count))
-    return i, count, points
-
-
-def default_workers() -> int:
-    """The cores this process may use (rollouts are spread over them)."""
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # not on Linux
-        return max(1, os.cpu_count() or 1)
-
-
-def _win_chances(battle: Battle, d: Decision, options: list[Choice],
-                 playout: Callable[[int], Policy], n: int, seed: int,
-                 budget_factor: float, workers: int) -> list[OptionValue]:
-    """``n`` rollouts for every option, then more for the best and those whose interval
-    still reaches it, until none does or ``budget_factor * n`` rollouts an option have
-    been spent in all (an option gets at most ``2 * budget_factor * n``).
-
-    Rollout ``k`` of every option rolls the dice :func:`rollout_dice` gives ``k``
-    (common random numbers); the
-    rollouts are spread over ``workers`` forked processes, and as every rollout's
-    seed is fixed beforehand the answer is the same with any number of workers.
+    ``battle`` may be not begun (a state whose initiative is still to roll: it is rolled
+    in every simulated fight) or at any decision. The search stops after ``seconds``
+    (None: no limit) or when every option left has ``rollouts`` simulated fights; for the
+    same rollouts the answer is the same with any number of ``workers`` (default: every
+    core this process may use). With ``kind``, every legal option of the NPC's next
+    decision of that kind is ranked alone.
     """
-    global _JOB
-    side = battle.combatants[d.actor].side
-    cap = max(n, int(2 * budget_factor * n))
-    wins = [0.0] * len(options)
-    runs = [0] * len(options)
-    budget = max(n * len(options), int(budget_factor * n * len(options)))
-    spent = 0
-    _JOB = (battle, options, side, playout, seed)
-    _FACES.clear()
-    pool = None
-    if workers > 1 and len(options) > 1:
-        import multiprocessing
+    if seconds is None and rollouts is None:
+        seconds = 2.0
+    t0 = time.monotonic()
+    deadline = None if seconds is None else t0 + seconds
+    cap = rollouts if rollouts is not None else DEFAULT_CAP
+    workers = default_workers() if workers is None else workers
+    goal = goal or Goal(GoalKind.WIN, npc)
+    root = battle.clone()
+    me = root.combatants[npc]
+    names = labels([c.name for c in root.combatants])
+    kinds = frozenset(TURN_ORDER) if kind is None else frozenset({kind})
+    horizon = GOAL_HORIZON.get(goal.kind, HORIZON)
+    t_probe = time.monotonic()
+    probes = [probe(root, npc, playout, {}, seed, k, kinds) for k in range(PROBES)]
+    # a first guess of a rollout's cost (on one core): a probe plays part of one
+    guess = 3.0 * (time.monotonic() - t_probe) / PROBES
+    seen = [kd for kd in (*TURN_ORDER, DecisionKind.DEFEND) if any(kd in p.at for p in probes)]
+    if not seen:
+        why = ("the fight is over" if root.over else
+               f"{me.name} is not asked to decide this turn (out of the fight, stunned, "
+               "or only defending)")
+        raise ConfigError(f"--npc: {me.name} has no decision to make ({why})")
+    main_kind = DecisionKind.ACT if DecisionKind.ACT in seen else seen[-1]
+    steps = [main_kind] + [kd for kd in reversed(seen) if kd is not main_kind]
+    total_share = sum(SHARES[kd] for kd in steps)
+    plan: Plan = {}
+    results: dict[DecisionKind, tuple[list[Choice], list[Tally], int, list[int]]] = {}
+    where: dict[tuple[DecisionKind, Choice], tuple[Battle, Decision]] = {}
+    spent = 0.0
+    for kd in steps:
+        share = SHARES[kd] / total_share
+        spent += share
+        stage_deadline = None if deadline is None else t0 + (seconds or 0.0) * spent
+        at = [p.at[kd] for p in probes if kd in p.at]
+        if kind is not None:
+            d = at[0][1]
+            opts: list[Choice] = list(d.options)
+        elif kd is DecisionKind.ACT:
+            lists = [act_candidates(f, d, goal, playout(npc).choose(f, d)) for f, d in at]
+            opts = _merge(lists, MAX_ACT_OPTIONS)
+        elif kd is DecisionKind.DECLARE:
+            opts = _merge([candidates(f, d, playout(npc).choose(f, d)) for f, d in at], 8)
+        else:
+            opts = _merge([[playout(npc).choose(f, d), *d.options] for f, d in at], 12)
+        for o in opts:
+            for f, d in at:
+                if o in d.options:
+                    where.setdefault((kd, o), (f, d))
+                    break
+        job = Job(root, npc, goal, playout, tuple({**plan, kd: o} for o in opts), seed,
+                  horizon)
+        tallies = race(job, Budget(stage_deadline, cap, cost=guess), workers, progress)
+        order, pick = _order(list(zip(opts, tallies, strict=True)))
+        results[kd] = (opts, tallies, pick, order)
+        plan[kd] = opts[pick]
+    # the plan in the turn's order; the ranked options are those of the main decision
+    plan_steps = tuple(
+        Step(kd, plan[kd], describe(where[(kd, plan[kd])][0], npc, plan[kd]))
+        for kd in (*TURN_ORDER, DecisionKind.DEFEND) if kd in plan)
+    opts, tallies, pick, order = results[main_kind]
+    exchanges: list[Exchange | None] = []
+    labels_: list[str] = []
+    for o in opts:
+        f, _d = where[(main_kind, o)]
+        labels_.append(describe(f, npc, o))
+        others = [playout(c.id) for c in f.combatants]
+        exchanges.append(exchange_of(f, o, others) if isinstance(o, Action) else None)
+    best_t = tallies[pick]
+    from vtm_sim.analysis.reasons import reason_for
 
-        if "fork" in multiprocessing.get_all_start_methods():  # else one process
-            pool = multiprocessing.get_context("fork").Pool(workers)
-    try:
-        def run(which: list[int], k: int) -> int:
-            nonlocal spent
-            tasks: list[tuple[int, int, int]] = []
-            for i in which:
-                count = min(k, cap - runs[i], budget - spent - sum(t[2] for t in tasks))
-                step = max(CHUNK, -(-count // max(1, workers)))
-                for start in range(0, count, step):
-                    tasks.append((i, runs[i] + start, min(step, count - start)))
-            results = pool.map(_batch, tasks, chunksize=1) if pool else map(_batch, tasks)
-            done = 0
-            for i, count, points in results:
-                wins[i] += points
-                runs[i] += count
-                done += count
-            spent += done
-            return done
-
-        run(list(range(len(options))), n)
-        while spent < budget and len(options) > 1:
-            vals = [OptionValue(o, runs[i], wins[i]) for i, o in enumerate(options)]
-            best = max(range(len(options)), key=lambda i: (vals[i].p_win, -i))
-            lo = vals[best].ci95[0]
-            close = [i for i in range(len(options)) if i != best and vals[i].ci95[1] >= lo]
-            if not close or run([best, *close], max(1, n // 2)) == 0:
-                break
-    finally:
-        if pool is not None:
-            pool.close()
-            pool.join()
-        _JOB = None
-        _FACES.clear()
-    return [OptionValue(o, runs[i], wins[i]) for i, o in enumerate(options)]
-
-
-# --- plain words -------------------------------------------------------------------
-
-MANEUVER_WORDS = {
-    "punch": "Punch", "kick": "Kick", "weapon_strike": "Strike", "sweep": "Sweep",
-    "tackle": "Tackle", "clinch": "Clinch", "hold": "Grab and hold", "bite": "Bite",
-    "kiss": "Feed on", "disarm": "Disarm", "claws": "Claw", "single_shot": "Shoot",
-    "burst": "Fire a burst at", "full_auto": "Fire full auto at", "spray": "Spray fire at",
-    "thrown": "Throw at",
-}
-
-
-def describe(battle: Battle, actor: int, choice: Choice) -> str:
-    """One option in the words a Storyteller would use."""
-    cs = battle.combatants
-    me = cs[actor]
-
-    def name(i: int | None) -> str:
-        return "nobody" if i is None else labels([c.name for c in cs])[i]
-
-    if isinstance(choice, BloodSpend):
-        if choice.use is BloodUse.NONE or choice.points == 0:
-            return "Spend no blood"
-        what = "to heal" if choice.use is BloodUse.HEAL else f"on {choice.use.value}"
-        return f"Spend {choice.points} blood {what}"
-    if isinstance(choice, Declaration):
-        if choice.full_defense:
-            return "Full defense (dodge, block or parry everything this turn)"
-        bits = [f"Declare {choice.actions} action{'s' if choice.actions > 1 else ''}"]
-        if choice.celerity:
-            bits.append(f"+{choice.celerity} with Celerity")
-        if choice.willpower:
-            bits.append("spend Willpower for a sure success")
-        return ", ".join(bits)
-    if isinstance(choice, Defense):
-        if choice.kind is DefenseKind.NONE:
-            return "Take the blow (no defense)"
-        word = str(choice.kind.value).capitalize()
-        if choice.abort is AbortMethod.ROLL:
-            return f"{word}, abandoning the declared action (Willpower roll)"
-        if choice.abort is AbortMethod.WILLPOWER:
-            return f"{word}, abandoning the declared action (spend 1 Willpower)"
-        return word
-    k = choice.kind
-    if k is ActionKind.ATTACK and choice.maneuver is not None:
-        weapon = _weapon_word(battle, me, choice)
-        text = f"{MANEUVER_WORDS.get(choice.maneuver, choice.maneuver)} {name(choice.target)}"
-        if weapon:
-            text += f" {weapon}"
-        if choice.called is not None:
-            text += f" (called shot, {choice.called.value} target)"
-        return text
-    simple = {
-        ActionKind.RELOAD: "Reload", ActionKind.CLEAR: "Clear the jammed weapon",
-        ActionKind.GET_UP: "Get up", ActionKind.DROP_PRONE: "Drop prone",
-        ActionKind.BREAK_FREE: "Break free", ActionKind.RELEASE: "Let go",
-        ActionKind.FEED: "Keep drinking", ActionKind.DELAY: "Hold the action (delay)",
-        ActionKind.WAIT: "Wait for the others", ActionKind.PASS: "Do nothing",
-    }
-    if k in simple:
-        return simple[k]
-    if k is ActionKind.MOVE:
-        return (f"Move {'away from' if choice.away else 'toward'} {name(choice.target)}"
-                + route_words(battle, me, choice))
-    if k is ActionKind.TAKE_COVER:
-        left = max(0.0, battle.run_allowance(me) - me.moved)
-        zone = battle.field.nearest_cover(me.x, me.y, left)
-        return (f"Take cover ({zone.name})" if zone is not None else "Take cover") + (
-            route_words(battle, me, choice))
-    if k is ActionKind.AIM:
-        return f"Aim at {name(choice.target)}"
-    if k is ActionKind.DRAW:
-        w = choice.weapon
-        return "Put the weapon away" if w is None or w < 0 else (
-            f"Draw the {me.stats.weapons[w].name.replace('_', ' ')}")
-    if k is ActionKind.CRUSH:
-        return f"Crush {name(choice.target)} in the clinch"
-    if k is ActionKind.FLEE:
-        return ("Keep running" if me.chase is not None else "Flee") + (
-            route_words(battle, me, choice))
-    if k is ActionKind.PURSUE:
-        return f"Run after {name(choice.target)}" + route_words(battle, me, choice)
-    return str(k.value)
+    rows: list[OptionAdvice] = []
+    for i in [pick, *[j for j in order if j != pick]]:
+        f, _d = where[(main_kind, opts[i])]
+        is_tied = tied(tallies[i], best_t)
+        rows.append(OptionAdvice(
+            opts[i], labels_[i], exchanges[i], tallies[i],
+            reason_for(f, npc, goal, opts[i], labels_[i], exchanges[i], tallies[i], best_t,
+                       i == pick, is_tied, [(opts[j], exchanges[j], tallies[j])
+                                            for j in order if j != i]),
+            is_tied))
+    note, cases = initiative_cases(root, npc, opts, tallies, labels_, pick, names)
+    first_fork = probes[0].at[seen[0]][0] if seen[0] in probes[0].at else where[
+        (main_kind, opts[pick])][0]
+    return Advice(
+        names[npc], goal_text, goal.words(root), main_kind, first_fork.turn, plan_steps,
+        tuple(rows), 0, sum(t.n for _o, ts, _p, _r in results.values() for t in ts),
+        seed, policy_name, time.monotonic() - t0, note, rest_of_turn(plan), cases,
+        tuple(situation_lines(first_fork, npc)))
 
 
-def jump_chance(battle: Battle, me: Combatant, route: Route) -> float:
-    """MOVE-3: the chance the jump on ``route`` clears its obstacle (exact)."""
-    o = route.jump
-    if o is None:
-        return 1.0
-    running = route.running(me.moved)
-    odds = roll_odds(jump_dice(me, running), JUMP_DIFFICULTY + battle.physical_difficulty(me))
-    need = jump_needed(o.feet, vertical=o.kind is ObstacleKind.LOW)
-    need -= jump_successes(me, 0, False)  # VAMP-5: Potence's automatic successes
-    if need <= 0:
-        return 1.0 - odds.p_botch
-    return math.fsum(odds.distribution[need:])
+def rest_of_turn(plan: Plan) -> str:
+    """What the plan leaves to later in the turn, in a sentence."""
+    d = plan.get(DecisionKind.DECLARE)
+    if isinstance(d, Declaration) and d.full_defense:
+        return "Then defend against every attack this turn (full defense)."
+    more = 0 if not isinstance(d, Declaration) else d.actions - 1 + d.celerity
+    if more > 0:
+        return (f"Then {more} more action{'s' if more > 1 else ''}: ask again when "
+                "it comes, as the first one's result decides it; defend when attacked "
+                "only if the action it costs is worth less (DEF-3).")
+    return "Then defend when attacked only if the action it costs is worth less (DEF-3)."
 
 
-def route_words(battle: Battle, me: Combatant, choice: Action) -> str:
-    """MOVE-3: ``, jumping the alley gap (8 ft across, 58% to clear)`` or ``, going
-    around the crates (+4 yards)``: what a move meets on the way ("" for nothing)."""
-    r = action_route(battle, me, choice)
-    bits = []
-    if r.around:
-        bits.append(f"going around the {' and the '.join(r.around)} (+{r.detour:g} yards)")
-    if r.jump is not None:
-        way = "up" if r.jump.kind is ObstacleKind.LOW else "across"
-        run = "running jump" if r.running(me.moved) else "standing jump"
-        bits.append(f"jumping the {r.jump.name} ({r.jump.feet:g} ft {way}, {run}, "
-                    f"{jump_chance(battle, me, r):.0%} to clear)")
-    return "" if not bits else ", " + ", then ".join(bits)
 
+def initiative_cases(root: Battle, npc: int, opts: list[Choice], tallies: list[Tally],
+                     words: list[str], pick: int, names: list[str]
+                     ) -> tuple[str, tuple[Case, ...]]:
+    """How initiative bears on the answer: given (one case), or rolled in every simulated
+    fight (the options weighed by its real chances), with the exact chance of each set of
+    enemies acting first and, per likely case, the action best in it."""
+    me = root.combatants[npc]
+    begun = root.pending is not None or root.over or bool(root.stack)
+    given = root.initiative_given or {}
+    able_ids = [c.id for c in root.combatants if root.able(c)]
+    if begun or all(i in given for i in able_ids):
+        return ("initiative as it stands in the state: one case", ())
+    odds = ahead_odds(root, me, root.turn + 1, given)
+    n = max(t.n for t in tallies)
+    finalists = [i for i, t in enumerate(tallies) if t.n == n]
+    cases: list[Case] = []
+    for key, p in sorted(odds.items(), key=lambda kv: -kv[1]):
+        if p < CASE_SHARE:
+            continue
+        ks = [k for k in range(n) if tallies[finalists[0]].samples[k].case == key]
+        best = pick
+        if len(ks) >= 8 and len(finalists) > 1:
+            def mean(i: int, ks: list[int] = ks) -> float:
+                return math.fsum(tallies[i].samples[k].value for k in ks) / len(ks)
 
-def chase_words(battle: Battle, me: Combatant, choice: Action) -> str:
-    """MOVE-4: what a flight or a pursuit is up against, in a few words."""
-    cs = battle.combatants
-    if choice.kind is ActionKind.PURSUE and choice.target is not None:
-        q = cs[choice.target]
-        ch = q.chase
-        mine = None if ch is None else ch.pursuer(me.id)
-        behind = (0 if ch is None else ch.total) - (0 if mine is None else mine.total)
-        return (f"{plural_successes(behind)} behind {q.name}, "
-                f"{chase_pool(me, tired(battle, me, 0 if mine is None else mine.rolls))} dice "
-                f"to {q.name}'s {chase_pool(q, tired(battle, q, 0 if ch is None else ch.rolls))}")
-    foes = [o for o in battle.enemies(me) if battle.able(o)]
-    if not foes:
-        return "nobody to run from"
-    near = min(foes, key=lambda o: (me.distance(o), o.id))
-    ch = me.chase
-    if ch is not None:
-        lead = lead_of(battle, me) or 0
-        head = f"{plural_successes(lead)} ahead"
-    else:
-        yards = me.distance(near)
-        head = (f"a {yards:.0f}-yard lead on {near.name} "
-                f"({plural_successes(int(yards // PURSUIT_YARDS_PER_SUCCESS))})")
-    pool = chase_pool(me, tired(battle, me, 0 if ch is None else ch.rolls))
-    best = max(chase_pool(o, 0) for o in foes)
-    tire = "" if me.vampire else f"; a mortal tires after {battle.rules.chase_fatigue_turns} turns"
-    return (f"{head}, {pool} dice a turn to the fastest pursuer's {best}{tire}; "
-            "getting away ends the fight for this NPC (it escapes, it does not win)")
-
-
-def plural_successes(n: int) -> str:
-    return f"{n} success{'es' if n != 1 else ''}"
-
-
-def _weapon_word(battle: Battle, me: Combatant, a: Action) -> str:
-    """``with the knife``: the weapon in hand, when the maneuver uses it."""
-    idx = me.offhand if a.offhand else me.wielding
-    spec = battle.tables.maneuvers.get(a.maneuver or "")
-    if idx < 0 or me.lost[idx] or spec is None:
-        return ""
-    w = maneuver_weapon(me, spec, a.offhand)
-    if w is None or w is not me.stats.weapons[idx]:
-        return ""
-    return f"with the {w.name.replace('_', ' ')}" + (" (off hand)" if a.offhand else "")
-
-
-def reason(battle: Battle, me: Combatant, row: OptionAdvice, best: OptionAdvice,
-           is_best: bool) -> str:
-    """One line to say at the table."""
-    ex = row.exchange
-    v = row.value
-    parts: list[str] = [row.action]
-    if ex is not None:
-        t = battle.combatants[ex.target]
-        defense = "" if ex.defense is DefenseKind.NONE else f" against a {ex.defense.value}"
-        parts.append(f"{ex.p_hit:.0%} to hit{defense}, {ex.p_damage:.0%} to wound, "
-                     f"{ex.expected_levels:.1f} levels on average")
-        if ex.p_incapacitate >= 0.005:
-            parts.append(f"{ex.p_incapacitate:.0%} to take {t.name} down")
-        cover = battle.cover_of(me, t)
-        if cover.value > 0 and not ex.plan.close:
-            parts.append(f"and staying in cover makes {t.name}'s shots {cover.value} harder")
-    c = row.choice
-    if isinstance(c, Action) and c.kind in (ActionKind.FLEE, ActionKind.PURSUE):
-        parts.append(chase_words(battle, me, c))  # MOVE-4
-    lo, hi = v.ci95
-    tail = f"wins {v.p_win:.0%} of simulated fights ({lo:.0%}-{hi:.0%})"
-    if not is_best:
-        gap = best.value.p_win - v.p_win
-        tail += f", {gap:.0%} worse than the best" if gap >= 0.005 else ", as good as the best"
-    return parts[0] + ": " + "; ".join([*parts[1:], tail]) + "."
-
+            top = max(finalists, key=lambda i: (mean(i), -i))
+            if pick in finalists and top != pick:
+                d = [tallies[top].samples[k].value - tallies[pick].samples[k].value for k in ks]
+                m = math.fsum(d) / len(d)
+                var = math.fsum((x - m) ** 2 for x in d) / max(1, len(d) - 1)
+                if m - 2.0 * math.sqrt(var / len(d)) > 0:
+                    best = top
+        cases.append(Case(tuple(names[i] for i in key), p, words[best], best != pick))
+    note = ("initiative not rolled yet: each simulated fight rolls it, so the options are "
+            "weighed by its real chances; the cases below are exact")
+    return note, tuple(cases)
 
 def situation_lines(battle: Battle, npc: int) -> list[str]:
     """Where everyone stands, as the NPC sees it."""

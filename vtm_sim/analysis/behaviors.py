@@ -1,21 +1,26 @@
 """Tactic cards learned from simulated battles: what an NPC does, when, and how it works.
 
-:func:`learn` plays a scenario many times with one NPC under a policy (the
-others under theirs), and at every action the NPC takes records the situation
+:func:`learn` plays a scenario (or a state file: :class:`Start`) many times with
+one NPC under a policy (the others under theirs), a share of the battles begun
+with the NPC wounded so that the card has rows for wounded situations, and at
+every action the NPC takes records the situation
 as a Storyteller would see it (its wound band, the range to the nearest able
 enemy, cover, ammunition, whether that enemy is hurt, grappled or down) and
 what it did (attack with which maneuver, move in, back off, take cover,
 reload, aim, ...). Per situation it counts each kind of action, the win rate
 of the battles where it was taken there, and the health levels the NPC dealt
-before its next action. :func:`card_markdown` prints the result as a
-one-page decision table with plain-language rules; :meth:`BehaviorCard.to_json`
-is what JSON and YAML exports hold. Deterministic for a seed.
+before its next action (its hits' damage, a crush's, MAN-6, and drinking's,
+MAN-9). :func:`card_markdown` prints the result as a one-page decision table
+with plain-language rules and a glossary of its situation words
+(:data:`GLOSSARY`); :meth:`BehaviorCard.to_json` is what JSON and YAML exports
+hold. Deterministic for a seed.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -24,6 +29,7 @@ from vtm_sim.core.choices import Action, ActionKind, Decision, DecisionKind
 from vtm_sim.engine.battle import Battle
 from vtm_sim.events import EventKind
 from vtm_sim.files.scenarios import Scenario
+from vtm_sim.files.state_files import Override, Standing, apply_standing, read_state
 from vtm_sim.mechanics.combatant import Combatant
 from vtm_sim.policies.registry import PolicyMaker
 
@@ -31,8 +37,35 @@ from vtm_sim.policies.registry import PolicyMaker
 BANDS = {"unhurt": "unhurt", "bruised": "unhurt", "hurt": "hurt", "injured": "hurt",
          "wounded": "wounded", "mauled": "badly hurt", "crippled": "badly hurt",
          "incapacitated": "badly hurt"}
+BAND_ORDER = ("unhurt", "hurt", "wounded", "badly hurt")
 RANGES = ((2.0, "in reach"), (10.0, "close"), (30.0, "medium range"), (float("inf"), "far"))
+# the words of a situation, for the card's glossary
+GLOSSARY: tuple[tuple[str, str], ...] = (
+    ("unhurt", "no damage or Bruised on the health track (no dice lost, DMG-7)"),
+    ("hurt", "Hurt or Injured (DMG-7)"),
+    ("wounded", "Wounded (DMG-7)"),
+    ("badly hurt", "Mauled or Crippled (DMG-7)"),
+    ("in reach", f"the nearest able enemy within {RANGES[0][0]:g} yards"),
+    ("close", f"{RANGES[0][0]:g} to {RANGES[1][0]:g} yards from it"),
+    ("medium range", f"{RANGES[1][0]:g} to {RANGES[2][0]:g} yards from it"),
+    ("far", f"more than {RANGES[2][0]:g} yards from it"),
+    ("in cover", "standing in a cover zone of the field, or prone (RNG-1)"),
+    ("gun loaded", "the ranged weapon in hand holds half its rounds or more"),
+    ("gun low", "it holds fewer than half its rounds, at least one"),
+    ("gun empty", "it holds none: reload (ACT-7) or fight another way"),
+    ("blood to spend", "a third of its blood pool or more (vampires, ghouls)"),
+    ("low blood", "less than a third of its blood pool"),
+    ("no blood", "an empty blood pool"),
+    ("that enemy unhurt / hurt", "the nearest able enemy without damage / with some"),
+    ("that enemy grappled", "the nearest able enemy is in a clinch, hold or feeding"),
+    ("that enemy down", "no enemy is still fighting"),
+    ("wins", "the share of the battles where it did that which its side won"),
+    ("levels dealt", "health levels it dealt from that action until its next one: hits, "
+                     "crushes in a clinch (MAN-6), drinking (MAN-9)"),
+)
+WOUNDS = (2, 4, 5, 3, 6)  # lethal levels a wounded start adds, in turn (DMG-7 bands)
 MIN_SEEN = 5  # times a situation must come up to make the card
+UNROLLED_HARM = frozenset({"crush", "drink"})  # ACTION events whose damage follows (MAN-6, 9)
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,15 +145,86 @@ class BehaviorCard:
     policy: str
     battles: int
     seed: int
-    win_rate: float
+    win_rate: float  # over the battles begun as the source has it (not wounded further)
     rules: tuple[Rule, ...]
     notes: tuple[str, ...] = field(default=())
+    wounded: int = 0  # battles begun with the NPC wounded further
 
     def to_json(self) -> dict[str, Any]:
         return {"scenario": self.scenario, "npc": self.npc, "policy": self.policy,
-                "battles": self.battles, "seed": self.seed,
+                "battles": self.battles, "wounded_starts": self.wounded, "seed": self.seed,
                 "win_rate": round(self.win_rate, 4),
-                "rules": [r.to_json() for r in self.rules], "notes": list(self.notes)}
+                "rules": [r.to_json() for r in self.rules], "notes": list(self.notes),
+                "glossary": dict(GLOSSARY)}
+
+
+@dataclass(frozen=True, slots=True)
+class Start:
+    """Where the simulated battles begin: a scenario's first turn or a state file's
+    fight as it stands. ``battle(seed, wound)`` gives one begun, with ``wound`` more
+    lethal levels on combatant ``npc`` (0: as written); ``sides`` each combatant's side."""
+
+    name: str
+    npc: int
+    sides: tuple[int, ...]
+    names: tuple[str, ...]
+    battle: Callable[[int, int], Battle]
+    woundable: bool = True  # False: a machine-written state, taken only as it is
+
+
+def _wounded(standing: Standing, npc: int, boxes: int, size: int) -> Standing:
+    """``standing`` with ``boxes`` more lethal levels on ``npc``, short of Incapacitated."""
+    rows = list(standing.combatants)
+    old = next((o for o in rows if o.id == npc), Override(id=npc))
+    b, lethal, agg = old.damage or (0, 0, 0)
+    lethal = max(lethal, min(lethal + boxes, size - 1 - b - agg))
+    new = old.model_copy(update={"damage": (b, lethal, agg)})
+    rows = [new if o.id == npc else o for o in rows] + ([] if old in rows else [new])
+    return standing.model_copy(update={"combatants": rows})
+
+
+def scenario_start(scenario: Scenario, npc: int) -> Start:
+    """The battles of ``scenario`` from its first turn."""
+
+    def battle(seed: int, wound: int) -> Battle:
+        b = Battle(scenario.fighters, seed=seed, rules=scenario.rules,
+                   turn_limit=scenario.turn_limit, field=scenario.field,
+                   ambush=scenario.ambush, scenario=scenario.name, start=False)
+        if wound:
+            size = b.combatants[npc].health.size
+            apply_standing(b, _wounded(Standing(turn=1), npc, wound, size))
+        b.begin()
+        return b
+
+    fs = scenario.fighters
+    return Start(scenario.name, npc, tuple(f.side for f in fs), tuple(f.stats.name for f in fs),
+                 battle)
+
+
+def state_start(path: str | Path, npc: int) -> Start:
+    """The battles of a state file from the fight as it stands (ConfigError: a bad file)."""
+    first = read_state(path)
+    if first.begun or first.scenario is None:  # machine-written: exactly as saved
+        def saved(seed: int, _wound: int) -> Battle:
+            return read_state(path, seed=seed).battle
+
+        cs = first.battle.combatants
+        return Start(Path(path).name, npc, tuple(c.side for c in cs),
+                     tuple(c.name for c in cs), saved, woundable=False)
+    sc = first.scenario
+    standing = Standing.model_validate(first.battle.standing or {"turn": 1})
+    size = first.battle.combatants[npc].health.size
+
+    def battle(seed: int, wound: int) -> Battle:
+        b = Battle(sc.fighters, seed=seed, rules=sc.rules, turn_limit=sc.turn_limit,
+                   field=sc.field, ambush=sc.ambush if standing.turn == 1 else (),
+                   scenario=sc.name, start=False)
+        apply_standing(b, _wounded(standing, npc, wound, size) if wound else standing)
+        b.begin()
+        return b
+
+    return Start(Path(path).name, npc, tuple(f.side for f in sc.fighters),
+                 tuple(f.stats.name for f in sc.fighters), battle)
 
 
 def situation_of(battle: Battle, me: Combatant) -> Situation:
@@ -178,7 +282,7 @@ def action_words(battle: Battle, me: Combatant, a: Action) -> str:
 
 
 def learn(
-    scenario: Scenario,
+    source: Scenario | Start,
     npc: int,
     policy: PolicyMaker,
     *,
@@ -188,18 +292,32 @@ def learn(
     seed: int = 0,
     npc_label: str | None = None,
     max_rules: int = 12,
+    wounded: float = 0.5,
 ) -> BehaviorCard:
-    """Play ``battles`` seeded battles and tabulate the NPC's actions by situation."""
+    """Play ``battles`` seeded battles and tabulate the NPC's actions by situation.
+
+    A share ``wounded`` of them (every other one at 0.5) begins with the NPC wounded
+    further (2 to 6 lethal levels in turn, short of Incapacitated), so that the card
+    has rows for wounded situations; the win rate is the other battles'. The card
+    keeps up to ``max_rules`` situations, the commonest of each wound band first.
+    """
+    start = source if isinstance(source, Start) else scenario_start(source, npc)
     table: dict[Situation, dict[str, Tally]] = {}
     seen: dict[Situation, int] = {}
-    side = scenario.fighters[npc].side
+    side = start.sides[npc]
     won = 0.0
+    plain = 0
+    hurt = 0
     for k in range(battles):
         s = seed + k
         rng = np.random.default_rng([s, 11])
         pols = [policy(rng, i) if i == npc else others(rng, i)
-                for i in range(len(scenario.fighters))]
-        b = scenario.battle(seed=s)
+                for i in range(len(start.sides))]
+        wound = 0
+        if start.woundable and wounded > 0 and int((k + 1) * wounded) > int(k * wounded):
+            wound = WOUNDS[hurt % len(WOUNDS)]
+            hurt += 1
+        b = start.battle(s, wound)
         records: list[tuple[Situation, str, int]] = []  # situation, action, log position
         while b.pending is not None:
             d: Decision = b.pending
@@ -209,7 +327,9 @@ def learn(
                 records.append((situation_of(b, me), action_words(b, me, choice), len(b.log)))
             b.choose(choice)
         result = 0.5 if b.winner is None else (1.0 if b.winner == side else 0.0)
-        won += result
+        if not wound:
+            won += result
+            plain += 1
         dealt = _levels_dealt(b, npc, [pos for _, _, pos in records])
         for (sit, act, _), levels in zip(records, dealt, strict=True):
             t = table.setdefault(sit, {}).setdefault(act, Tally())
@@ -225,19 +345,49 @@ def learn(
         ranked = sorted(acts.items(), key=lambda kv: (-kv[1].times, kv[0]))
         rules.append(Rule(sit, n, tuple((a, t.times, t.win_rate, t.mean_levels)
                                         for a, t in ranked)))
-    rules.sort(key=lambda r: (-r.seen, r.situation.words()))
-    kept = tuple(rules[:max_rules])
+    kept = _keep(rules, max_rules)
     notes = []
-    if len(rules) > max_rules:
-        rest = sum(r.seen for r in rules[max_rules:])
-        notes.append(f"{len(rules) - max_rules} rarer situations ({rest} actions) left off.")
-    name = npc_label or scenario.fighters[npc].stats.name
-    return BehaviorCard(scenario.name, name, policy_name, battles, seed,
-                        won / battles if battles else 0.0, kept, tuple(notes))
+    if len(rules) > len(kept):
+        rest = sum(r.seen for r in rules if r not in kept)
+        notes.append(f"{len(rules) - len(kept)} rarer situations ({rest} actions) left off.")
+    if hurt:
+        notes.append(f"{hurt} of the {battles} battles began with the NPC wounded further "
+                     f"({min(WOUNDS)} to {max(WOUNDS)} lethal levels), for the wounded rows; "
+                     "the win rate above is the other battles'.")
+    name = npc_label or start.names[npc]
+    return BehaviorCard(start.name, name, policy_name, battles, seed,
+                        won / plain if plain else 0.0, kept, tuple(notes), hurt)
+
+
+def _band(r: Rule) -> int:
+    w = r.situation.wounds
+    return BAND_ORDER.index(w) if w in BAND_ORDER else len(BAND_ORDER)
+
+
+def _keep(rules: list[Rule], most: int) -> tuple[Rule, ...]:
+    """Up to ``most`` rules: the commonest of each wound band in turn (so every band
+    seen often enough has rows), then by wound band and how often each came up."""
+    by_seen = sorted(rules, key=lambda r: (-r.seen, r.situation.words()))
+    bands: dict[int, list[Rule]] = {}
+    for r in by_seen:
+        bands.setdefault(_band(r), []).append(r)
+    kept: list[Rule] = []
+    depth = 0
+    while len(kept) < most and any(depth < len(v) for v in bands.values()):
+        for key in sorted(bands):
+            if depth < len(bands[key]) and len(kept) < most:
+                kept.append(bands[key][depth])
+        depth += 1
+        if depth >= 3:  # after three of each band, simply the commonest left
+            rest = [r for r in by_seen if r not in kept]
+            kept += rest[:most - len(kept)]
+            break
+    return tuple(sorted(kept, key=lambda r: (_band(r), -r.seen, r.situation.words())))
 
 
 def _levels_dealt(b: Battle, npc: int, starts: Sequence[int]) -> list[int]:
-    """Health levels the NPC's hits dealt from each action until its next one."""
+    """Health levels the NPC dealt from each action until its next one: its hits' damage,
+    and what hurts without an attack roll (a crush in the clinch, MAN-6; drinking, MAN-9)."""
     out = [0] * len(starts)
     events = b.log.events
     bounds = [*starts, len(events)]
@@ -245,7 +395,7 @@ def _levels_dealt(b: Battle, npc: int, starts: Sequence[int]) -> list[int]:
         target = -1
         for ev in events[bounds[i]:bounds[i + 1]]:
             e = ev["e"]
-            if e == EventKind.HIT:
+            if e == EventKind.HIT or (e == EventKind.ACTION and ev["action"] in UNROLLED_HARM):
                 target = int(ev["target"]) if ev["who"] == npc else -1
             elif e == EventKind.DAMAGE and target >= 0 and ev["who"] == target:
                 out[i] += int(ev["levels"])
@@ -274,4 +424,6 @@ def card_markdown(card: BehaviorCard) -> str:
         lines.append(f"| {r.situation.words()} | {a} | {t}/{r.seen} | {w:.0%} | {lv:.1f} |")
     if card.notes:
         lines += ["", *[f"*{n}*" for n in card.notes]]
+    lines += ["", "## Words", ""]
+    lines += [f"- **{word}**: {meaning}" for word, meaning in GLOSSARY]
     return "\n".join(lines) + "\n"

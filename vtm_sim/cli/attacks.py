@@ -15,7 +15,9 @@ import click
 from vtm_sim.cli.base import (
     FACES_LABELS,
     RULES_HELP,
+    SEED,
     SEED_HELP,
+    YARDS,
     _dump,
     _fail,
     _health_json,
@@ -136,14 +138,15 @@ class _AskedDice:
 
 
 @contextmanager
-def _exchange_errors(attacker_file: str) -> Iterator[None]:
-    """An exchange the rules refuse, worded by the option at fault."""
+def _exchange_errors(attacker_file: str | None) -> Iterator[None]:
+    """An exchange the rules refuse, worded by the option at fault (a weapon the sheet
+    lacks by the sheet, ``attacker_file``, when there is one)."""
     from vtm_sim.engine.exchange import ExchangeError
 
     try:
         yield
     except ExchangeError as exc:
-        if exc.argument == "weapon":
+        if exc.argument == "weapon" and attacker_file is not None:
             _fail(f"{attacker_file}: weapons: {exc.reason}")
         text = f"--{exc.argument}: {exc.reason}" if exc.argument else exc.reason
         if exc.others:
@@ -154,11 +157,20 @@ def _exchange_errors(attacker_file: str) -> Iterator[None]:
 
 @main.command("attack")
 @click.option(
-    "--attacker", "attacker_file", required=True, metavar="FILE", help="Attacker's stat block."
+    "--attacker", "attacker_file", required=True, metavar="FILE|NAME",
+    help="Attacker's stat block; with --state, a combatant's name."
 )
 @click.option(
-    "--defender", "defender_file", required=True, metavar="FILE", help="Defender's stat block."
+    "--defender", "defender_file", required=True, metavar="FILE|NAME",
+    help="Defender's stat block; with --state, a combatant's name."
 )
+@click.option("--state", "state_file", default=None, metavar="FILE",
+              help="The fight as it stands (a state file): the attack as the engine would roll "
+              "it there (wounds, cover, range, prone, grapples, the weapon in hand), nothing "
+              "played first.")
+@click.option("--actions", type=click.IntRange(min=1), default=None, metavar="N",
+              help="With --state: the actions the attacker declared this turn (ACT-1: the "
+              "multiple-action penalty; default the state's, one at a turn's start).")
 @click.option(
     "--maneuver",
     metavar="NAME",
@@ -172,7 +184,7 @@ def _exchange_errors(attacker_file: str) -> Iterator[None]:
 )
 @click.option(
     "--distance",
-    type=click.FloatRange(min=0),
+    type=YARDS,
     metavar="YARDS",
     help="Yards between them (default: 1 for close combat, 10 for ranged attacks).",
 )
@@ -181,7 +193,8 @@ def _exchange_errors(attacker_file: str) -> Iterator[None]:
     type=click.Choice([k.value for k in DefenseKind]),
     default="none",
     show_default=True,
-    help="The defender's reaction (DEF-4..6).",
+    help="The defender's reaction (DEF-4..6; with --state, one the engine offers it there: "
+    "none in a clinch, by aborting its declared action when that is its only way, DEF-3).",
 )
 @click.option(
     "--faces",
@@ -193,7 +206,7 @@ def _exchange_errors(attacker_file: str) -> Iterator[None]:
 @click.option("--ask", is_flag=True,
               help="Ask for each roll's faces as it comes (the damage pool depends on the "
               "attack roll); rolls given with --faces are not asked.")
-@click.option("--seed", type=int, default=0, metavar="N", help=SEED_HELP)
+@click.option("--seed", type=SEED, default=0, metavar="N", help=SEED_HELP)
 @click.option(
     "--odds",
     "show_odds",
@@ -207,6 +220,8 @@ def _exchange_errors(attacker_file: str) -> Iterator[None]:
 def attack_cmd(
     attacker_file: str,
     defender_file: str,
+    state_file: str | None,
+    actions: int | None,
     maneuver: str | None,
     weapon: str | None,
     distance: float | None,
@@ -218,28 +233,62 @@ def attack_cmd(
     as_json: bool,
     rules_name: str,
 ) -> None:
-    """Resolve one attack through the whole chain: attack, defense, damage, soak."""
+    """Resolve one attack through the whole chain: attack, defense, damage, soak.
+
+    With --state, the attacker and defender are combatants of a state file and the
+    attack is the one the engine would roll there, nothing played first.
+    """
     from vtm_sim.data.rules import load_rules
     from vtm_sim.data.stat_blocks import load_stat_block
     from vtm_sim.data.tables import load_tables
-    from vtm_sim.engine.exchange import exchange_odds, resolve_exchange
+    from vtm_sim.engine.exchange import (
+        ExchangeResult,
+        exchange_odds,
+        resolve_exchange,
+        resolve_standing,
+        standing_exchange,
+        standing_odds,
+    )
     from vtm_sim.text.narration import narrate
 
-    with user_errors(), _exchange_errors(attacker_file):
-        rules = load_rules(rules_name)
+    result: ExchangeResult
+    with user_errors(), _exchange_errors(None if state_file else attacker_file):
         scripted = _parse_attack_faces(faces)
-        tables = load_tables()
-        a_stats = load_stat_block(attacker_file, tables)
-        d_stats = load_stat_block(defender_file, tables)
         kind = DefenseKind(defense)
-        dice = _FacesDice(scripted, _AskedDice() if ask else _rng_dice(seed))
-        result = resolve_exchange(a_stats, d_stats, maneuver=maneuver, weapon=weapon,
-                                  distance=distance, defense=kind, rules=rules, tables=tables,
-                                  dice_for=dice)
-        unused = dice.unused()
-        odds = exchange_odds(a_stats, d_stats, maneuver=maneuver, weapon=weapon,
-                             distance=distance, defense=kind, rules=rules,
-                             tables=tables) if show_odds else None
+        if state_file is None and actions is not None:
+            _fail("--actions: only with --state (a state's turn)")
+        if state_file is not None:
+            if distance is not None:
+                _fail("--distance: not with --state (the state file places everyone)")
+            if rules_name != "v20":
+                _fail("--rules: not with --state (the state's scenario names its rules)")
+            from vtm_sim.analysis.advice import find_combatant
+            from vtm_sim.files.state_files import load_state
+
+            battle = load_state(state_file, seed=seed)
+            me = find_combatant(battle, attacker_file, "--attacker")
+            foe = find_combatant(battle, defender_file, "--defender")
+            if battle.combatants[me].side == battle.combatants[foe].side:
+                _fail("--defender: the attacker or an ally of it (expected an enemy)")
+            ex = standing_exchange(battle, me, foe, maneuver=maneuver, weapon=weapon,
+                                   defense=kind, actions=actions)
+            dice = _FacesDice(scripted, _AskedDice() if ask else _rng_dice(seed))
+            result = resolve_standing(ex, dice)
+            unused = dice.unused()
+            odds = standing_odds(ex) if show_odds else None
+        else:
+            rules = load_rules(rules_name)
+            tables = load_tables()
+            a_stats = load_stat_block(attacker_file, tables)
+            d_stats = load_stat_block(defender_file, tables)
+            dice = _FacesDice(scripted, _AskedDice() if ask else _rng_dice(seed))
+            result = resolve_exchange(a_stats, d_stats, maneuver=maneuver, weapon=weapon,
+                                      distance=distance, defense=kind, rules=rules,
+                                      tables=tables, dice_for=dice)
+            unused = dice.unused()
+            odds = exchange_odds(a_stats, d_stats, maneuver=maneuver, weapon=weapon,
+                                 distance=distance, defense=kind, rules=rules,
+                                 tables=tables) if show_odds else None
     out = result.outcome
     if as_json:
         data: dict[str, Any] = {
@@ -282,20 +331,24 @@ def attack_cmd(
 @click.option("--against", "defender_file", required=True, metavar="FILE|NAME",
               help="The defender's stat block; with --state, a combatant's name.")
 @click.option("--state", "state_file", default=None, metavar="FILE",
-              help="The fight as it stands (a state file): cover, wounds, blood, distance, "
-              "prone and weapons as they are there.")
-@click.option("--distance", type=click.FloatRange(min=0), default=None, metavar="YARDS",
+              help="The fight as it stands (a state file): wounds, blood, cover, positions, "
+              "ammunition, grapples and weapons as written there, nothing played first.")
+@click.option("--actions", type=click.IntRange(min=1), default=None, metavar="N",
+              help="With --state: the actions the attacker declared this turn (ACT-1: the "
+              "multiple-action penalty; default the state's, one at a turn's start).")
+@click.option("--distance", type=YARDS, default=None, metavar="YARDS",
               help="Yards between them (default 1; not with --state). Close attacks close "
               "in (ACT-4).")
 @click.option("--no-defense", is_flag=True, help="Assume the defender does not defend.")
-@click.option("--seed", type=int, default=0, metavar="N",
-              help="Seeds a state file's dice (default 0).")
+@click.option("--seed", type=SEED, default=0, metavar="N",
+              help="Seeds a state file's dice: its initiative, when the file gives none "
+              "(default 0).")
 @click.option("--rules", "rules_name", default="v20", show_default=True, metavar="NAME",
               help=RULES_HELP)
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def card_cmd(attacker_file: str, defender_file: str, state_file: str | None,
-             distance: float | None, no_defense: bool, seed: int, rules_name: str,
-             as_json: bool) -> None:
+             actions: int | None, distance: float | None, no_defense: bool, seed: int,
+             rules_name: str, as_json: bool) -> None:
     """A tactic card: every legal attack the attacker has (each carried weapon), with
     exact odds, and what the other options buy."""
     from vtm_sim.analysis.cards import card_for, card_lines, tactic_card
@@ -315,8 +368,12 @@ def card_cmd(attacker_file: str, defender_file: str, state_file: str | None,
             foe = find_combatant(battle, defender_file, "--against")
             if battle.combatants[me].side == battle.combatants[foe].side:
                 _fail("--against: an ally of the attacker (expected an enemy)")
-            card = card_for(battle, me, foe, defend=not no_defense)
+            if actions is not None and actions > battle.rules.max_actions:
+                _fail(f"--actions: expected 1 to {battle.rules.max_actions} (INIT-5)")
+            card = card_for(battle, me, foe, defend=not no_defense, declared=actions)
         else:
+            if actions is not None:
+                _fail("--actions: only with --state (a state's turn)")
             rules = load_rules(rules_name)
             tables = load_tables()
             card = tactic_card(load_stat_block(attacker_file, tables),
@@ -328,7 +385,8 @@ def card_cmd(attacker_file: str, defender_file: str, state_file: str | None,
         click.echo(_dump({
             "attacker": card.attacker, "defender": card.defender, "distance": card.distance,
             "rules": card.rules, "best": best.maneuver if best else None,
-            "situation": list(card.situation),
+            "situation": list(card.situation), "unable": card.unable,
+            "notes": list(card.notes),
             "rows": [{
                 "maneuver": r.maneuver, "weapon": r.weapon, "called": r.called,
                 "ready": r.ready,
@@ -339,6 +397,7 @@ def card_cmd(attacker_file: str, defender_file: str, state_file: str | None,
                 "damage_type": r.damage_type, "soak_pool": r.soak_pool, "p_hit": r.p_hit,
                 "p_damage": r.p_damage,
                 "expected_levels": r.expected_levels, "p_big_hit": r.p_big_hit,
+                "defense_penalty": r.defense_penalty, "p_abort": r.p_abort,
                 "distribution": {str(k): p for k, p in enumerate(r.distribution)},
             } for r in card.rows],
             "other_options": [{"action": o.action, "buys": o.buys} for o in card.others],

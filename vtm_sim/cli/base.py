@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import importlib
 import json
+import math
 import re
 import sys
+import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
@@ -23,7 +25,50 @@ if TYPE_CHECKING:
     from vtm_sim.core.dice import RngDice, Roll
     from vtm_sim.mechanics.combatant import Combatant
 
+
+
+def _process_age() -> float:
+    """Seconds since this process started (Linux: /proc; elsewhere 0): the interpreter's
+    own start and the imports count against ``suggest --time`` too."""
+    try:
+        with open("/proc/self/stat", encoding="ascii") as f:
+            ticks = int(f.read().rsplit(")", 1)[1].split()[19])
+        with open("/proc/uptime", encoding="ascii") as f:
+            uptime = float(f.read().split()[0])
+        import os
+
+        return max(0.0, uptime - ticks / os.sysconf("SC_CLK_TCK"))
+    except (OSError, ValueError, IndexError):
+        return 0.0
+
+
+# when this process started, on the monotonic clock: `suggest --time` counts from here
+STARTED = time.monotonic() - _process_age()
 SEED_HELP = "Seed of the dice not given with --faces (default 0)."
+# Every --seed of every command: a whole number from 0 (numpy's generators take no
+# negative seed; a negative one is a usage error, not a traceback)
+SEED = click.IntRange(min=0)
+
+
+class Yards(click.FloatRange):
+    """Yards on the command line: a finite number within the range (click's FloatRange
+    lets ``nan`` through, as nan compares false with every bound)."""
+
+    name = "yards"
+
+    def convert(self, value: Any, param: click.Parameter | None,
+                ctx: click.Context | None) -> Any:
+        rv = super().convert(value, param, ctx)
+        if not math.isfinite(rv):
+            self.fail(f"{value!r} is not a finite number of yards", param, ctx)
+        return rv
+
+
+# A distance in yards: 0 up to vtm_sim.data.config.MAX_YARDS (not imported: the
+# data layer loads pydantic, and ``vtm-sim --help`` imports this module)
+YARDS = Yards(min=0, max=10_000)
+# ... where 0 would put two combatants on one spot
+APART = Yards(min=0, min_open=True, max=10_000)
 RULES_HELP = "Rules profile: a name under configs/rules/ or a YAML file."
 MAX_POOL = 100
 FACES_LABELS = ("attack", "defense", "damage", "soak")
@@ -207,10 +252,13 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "roll": ("vtm_sim.cli.rolls:roll_cmd", "Roll POOL d10 against a difficulty (DICE-1..8)."),
     "scenarios": ("vtm_sim.cli.battles:scenarios_cmd", "List the shipped scenarios."),
     "schema": ("vtm_sim.cli.states:schema_cmd", "Print the JSON Schema of a file format."),
+    "sheets": ("vtm_sim.cli.sheets:sheets_cmd",
+               "List the stat blocks, or one with its derived numbers."),
     "state": ("vtm_sim.cli.states:state_group", "State files: the fight as it stands."),
     "suggest": ("vtm_sim.cli.advice:suggest_cmd", "Rank every legal option of an NPC's decision."),
     "tournament": ("vtm_sim.cli.tournaments:tournament_cmd",
                    "Pit policies against each other: both sides, rated."),
+    "weapons": ("vtm_sim.cli.sheets:weapons_cmd", "List every weapon of the weapon table."),
     "train": ("vtm_sim.cli.training:train_cmd", "Train an agent with stable-baselines3."),
     "evaluate": ("vtm_sim.cli.training:evaluate_cmd", "Win rates of a trained model, per seat."),
     "export-policy": ("vtm_sim.cli.training:export_policy_cmd",

@@ -14,7 +14,9 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from vtm_sim.cli.base import (
+    APART,
     RULES_HELP,
+    SEED,
     ReplayFailed,
     _dump,
     _fail,
@@ -33,7 +35,7 @@ if TYPE_CHECKING:
 @click.argument("b_file", metavar="[B.yaml]", required=False)
 @click.option(
     "--seed",
-    type=int,
+    type=SEED,
     default=None,
     metavar="N",
     help="Seed of every die in the battle (default 0; a saved state continues its own "
@@ -55,7 +57,7 @@ if TYPE_CHECKING:
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @click.option(
     "--distance",
-    type=click.FloatRange(min=0),
+    type=APART,
     metavar="YARDS",
     default=10.0,
     show_default=True,

@@ -10,7 +10,7 @@ import sys
 
 import click
 
-from vtm_sim.cli.base import _dump, backend_options, main, user_errors
+from vtm_sim.cli.base import SEED, _dump, backend_options, main, user_errors
 
 
 @main.command("policies")
@@ -37,7 +37,7 @@ def policies_cmd(as_json: bool) -> None:
               show_default=True, metavar="N",
               help="Seeded battles a seat for the pairs with the planner (slow); 0 leaves "
               "them out.")
-@click.option("--seed", type=int, default=0, metavar="S", help="First seed (default 0).")
+@click.option("--seed", type=SEED, default=0, metavar="S", help="First seed (default 0).")
 @backend_options
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def ladder_cmd(scenario_name: str, battles: int, planner_battles: int, seed: int, jobs: int,

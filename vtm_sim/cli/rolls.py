@@ -14,7 +14,9 @@ import click
 from vtm_sim.cli.base import (
     MAX_POOL,
     RULES_HELP,
+    SEED,
     SEED_HELP,
+    YARDS,
     _dump,
     _fail,
     _odds_summary,
@@ -69,7 +71,7 @@ def _explode_pool(faces: list[int]) -> int | None:
     help="The Storyteller's dice, e.g. 1,9,10,6 (POOL defaults to their "
     "number; exploding 10s need one more face each).",
 )
-@click.option("--seed", type=int, default=0, metavar="N", help=SEED_HELP)
+@click.option("--seed", type=SEED, default=0, metavar="N", help=SEED_HELP)
 @click.option("--odds", "show_odds", is_flag=True, help="Also print the exact odds of the roll.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @click.option(
@@ -163,7 +165,7 @@ def roll_cmd(
 @click.option("--running", is_flag=True, help="A running jump: Strength + Athletics.")
 @click.option("--vertical", is_flag=True, help="Up (2 ft a success) rather than across (4 ft).")
 @click.option("--faces", default=None, metavar="1,9,...", help="The dice you rolled.")
-@click.option("--seed", type=int, default=0, metavar="N", help=SEED_HELP)
+@click.option("--seed", type=SEED, default=0, metavar="N", help=SEED_HELP)
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def jump_cmd(sheet_file: str, running: bool, vertical: bool, faces: str | None, seed: int,
              as_json: bool) -> None:
@@ -208,12 +210,12 @@ def chase_lead(lead: float, vehicles: bool) -> int:
 @main.command("pursuit")
 @click.option("--quarry", "quarry_file", required=True, metavar="FILE", help="Who runs.")
 @click.option("--pursuer", "pursuer_file", required=True, metavar="FILE", help="Who chases.")
-@click.option("--lead", type=click.FloatRange(min=0), required=True, metavar="YARDS",
+@click.option("--lead", type=YARDS, required=True, metavar="YARDS",
               help="The quarry's head start.")
 @click.option("--vehicles", is_flag=True, help="A car chase: one success per 10 yards of lead.")
 @click.option("--turns", type=click.IntRange(1, 1000), default=10, show_default=True,
               metavar="N", help="Turns to play before the Storyteller calls it.")
-@click.option("--seed", type=int, default=0, metavar="N",
+@click.option("--seed", type=SEED, default=0, metavar="N",
               help="Seed of the chase's dice (default 0).")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def pursuit_cmd(quarry_file: str, pursuer_file: str, lead: float, vehicles: bool, turns: int,

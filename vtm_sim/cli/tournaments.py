@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from vtm_sim.cli.base import _dump, _fail, every_core_backend_options, main, user_errors
+from vtm_sim.cli.base import SEED, _dump, _fail, every_core_backend_options, main, user_errors
 
 if TYPE_CHECKING:
     from vtm_sim.files.scenarios import Scenario
@@ -69,7 +69,7 @@ def policy_maker(name: str, scenario: Scenario) -> PolicyMaker:
 @click.option("--battles", type=click.IntRange(1, 100000), default=DEFAULT_BATTLES,
               show_default=True,
               metavar="N", help="Seeded battles per pairing and side.")
-@click.option("--seed", type=int, default=0, metavar="S",
+@click.option("--seed", type=SEED, default=0, metavar="S",
               help="Battle k has seed S+k in every pairing (default 0).")
 @every_core_backend_options
 @click.option("--out", "out_dir", type=click.Path(file_okay=False), default=None,

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from vtm_sim.cli.base import _dump, _fail, backend_options, main, user_errors
+from vtm_sim.cli.base import SEED, _dump, _fail, backend_options, main, user_errors
 from vtm_sim.errors import ConfigError
 
 if TYPE_CHECKING:
@@ -28,6 +28,7 @@ TRAINING_HINT = (
     "build), then pip install -e '.[training]'"
 )
 DEFAULT_OPPONENTS = "nearest,tactician"
+DEFAULT_ENV = "vtm_sim/Duel-v5"  # envs.env_id("duel"), written out: envs loads only to run
 ALGO_NAMES = ("maskable-ppo", "ppo")
 
 
@@ -59,6 +60,13 @@ def _scenario_of(env_id: str) -> Scenario:
     return load_scenario(env_scenario(env_id))
 
 
+def _current(recorded: str) -> str | None:
+    """The id a model's recorded env id names today (its older versions included)."""
+    import envs
+
+    return envs.current_id(recorded)
+
+
 def _training_imports() -> None:
     try:
         import sb3_contrib  # noqa: F401
@@ -79,7 +87,7 @@ def _default_out(algo: str, env_id: str) -> Path:
 
 
 @main.command("train")
-@click.option("--env", "env_id", default="vtm_sim/Duel-v0", show_default=True, metavar="ID",
+@click.option("--env", "env_id", default=DEFAULT_ENV, show_default=True, metavar="ID",
               help="A registered environment id (docs/environments/index.md).")
 @click.option("--algo", type=click.Choice(ALGO_NAMES), default="maskable-ppo",
               show_default=True, help="maskable-ppo learns with the action masks; ppo learns "
@@ -87,7 +95,7 @@ def _default_out(algo: str, env_id: str) -> Path:
 @click.option("--timesteps", type=click.IntRange(1, 10**10), default=None, metavar="N",
               help="Environment steps to train for (default: n_timesteps of the "
               "hyperparameters).")
-@click.option("--seed", type=int, default=0, show_default=True, metavar="S")
+@click.option("--seed", type=SEED, default=0, show_default=True, metavar="S")
 @click.option("--opponents", default=DEFAULT_OPPONENTS, show_default=True, metavar="A,B,...",
               help="Who plays the other combatants (each seat of the sub-envs faces them in "
               "turn), any "
@@ -97,7 +105,8 @@ def _default_out(algo: str, env_id: str) -> Path:
               f"{DEFAULT_OPPONENTS} with self-play).")
 @click.option("--n-envs", type=click.IntRange(1, 64), default=None, metavar="K",
               help="Parallel sub-envs (default: n_envs of the hyperparameters); sub-env k "
-              "plays seat k mod the number of sides.")
+              "plays seat k mod the number of sides, and the opponents take turns, so at "
+              "least one sub-env per opponent is needed.")
 @click.option("--shaping", type=float, default=None, metavar="W",
               help="Reward per health level dealt minus taken (default: the env's default).")
 @click.option("--control", type=click.Choice(["combatant", "side"]), default=None,
@@ -125,7 +134,7 @@ def train_cmd(env_id: str, algo: str, timesteps: int | None, seed: int, opponent
     """
     _training_imports()
     from agents.evaluation import seats
-    from agents.training import SELF, RunArgs, load_hyperparams, train
+    from agents.training import SELF, RunArgs, assignments, load_hyperparams, train
 
     with user_errors():
         scenario = _scenario_of(env_id)
@@ -149,8 +158,9 @@ def train_cmd(env_id: str, algo: str, timesteps: int | None, seed: int, opponent
                        shaping=shaping, control=control, init=init_model)
         if init_model is not None and not Path(init_model).with_suffix(".zip").is_file():
             raise ConfigError(f"--init {init_model}: no such model file")
+        assignments(scenario, list(train_makers), args.n_envs)  # every opponent played
         pairs = len(seats(scenario)) * max(1, len(train_makers))
-        if args.n_envs < pairs:  # sub-env k: seat k mod S, opponent (k div S) mod O
+        if args.n_envs < pairs:  # sub-env k: seat k mod S, opponent k mod O
             click.echo(f"warning: --n-envs {args.n_envs} covers {args.n_envs} of the {pairs} "
                        f"seat x opponent pairs; give --n-envs {pairs} (or a multiple) to "
                        "train on every one", err=True)
@@ -224,7 +234,7 @@ def _load(model: str) -> Any:
               metavar="A,B,...", help="Policies to play against (any policy name).")
 @click.option("--episodes", type=click.IntRange(1, 10**6), default=100, show_default=True,
               metavar="N", help="Seeded battles per seat and opponent.")
-@click.option("--seed", type=int, default=0, show_default=True, metavar="S",
+@click.option("--seed", type=SEED, default=0, show_default=True, metavar="S",
               help="First seed.")
 @backend_options
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
@@ -244,7 +254,7 @@ def evaluate_cmd(model: str, env_id: str | None, opponents: str, episodes: int, 
     model = model.removeprefix("model:")
     agent = _load(model)
     with user_errors():
-        scenario = _scenario_of(env_id or agent.info.env_id or "vtm_sim/Duel-v0")
+        scenario = _scenario_of(env_id or _current(agent.info.env_id) or DEFAULT_ENV)
         if agent.info.scenario != scenario.name:
             raise ConfigError(f"--env {env_id}: plays {scenario.name}, the model was trained "
                               f"on {agent.info.scenario}")

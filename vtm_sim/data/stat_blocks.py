@@ -7,6 +7,7 @@ from typing import Literal
 
 from pydantic import Field, field_validator
 
+from vtm_sim.core.names import Named, aliases_of, find_named
 from vtm_sim.core.sheet import Kind, StatBlock
 from vtm_sim.data.config import StrictModel, config_dir, load_yaml, validate
 from vtm_sim.data.tables import Tables, load_tables
@@ -23,7 +24,9 @@ __all__ = [
     "StatBlock",
     "StatBlockSpec",
     "build_stat_block",
+    "find_sheet",
     "load_stat_block",
+    "shipped_sheets",
 ]
 
 
@@ -164,6 +167,11 @@ def build_stat_block(
         else:
             if spec.blood:
                 raise ConfigError(f"{source}: blood: mortals have no blood pool to spend")
+            for d, n in spec.disciplines.items():
+                if n:  # disciplines come from the Blood: vampires and their ghouls only
+                    raise ConfigError(
+                        f"{source}: disciplines.{d}: a mortal has no disciplines (got {n}; "
+                        "only vampires and ghouls have them: kind: ghoul or vampire)")
             pool, per_turn, blood = 0, 0, 0
     return StatBlock(
         spec.name, spec.kind, gen, dict(spec.attributes), dict(spec.abilities),
@@ -184,13 +192,28 @@ def sheet_names() -> list[str]:
     return sorted(q.stem for q in (config_dir() / "characters").glob("*.yaml"))
 
 
+def shipped_sheets() -> list[tuple[Path, StatBlockSpec]]:
+    """Every shipped stat block (``configs/characters/``), its file and its spec, by file
+    name."""
+    out = []
+    for q in sorted((config_dir() / "characters").glob("*.yaml")):
+        out.append((q, validate(StatBlockSpec, load_yaml(q), q)))
+    return out
+
+
 def find_sheet(path: str | Path) -> Path:
-    """A stat block's file: the path itself, or a shipped sheet named without ``.yaml``."""
+    """A stat block's file: the path itself, or a shipped sheet by its file name without
+    ``.yaml`` (``neonate_brujah``), by its ``name``, its ``short`` name or the name before a
+    comma (``Jax`` for "Jax, Brujah Neonate"), or by a unique prefix of any of those,
+    whatever the case (:func:`vtm_sim.core.names.find_named`)."""
     p = Path(path)
     if p.exists() or p.suffix in (".yaml", ".yml", ".json") or len(p.parts) > 1:
         return p  # a path: a missing one is reported by load_yaml ("file not found")
     shipped = config_dir() / "characters" / f"{p.name}.yaml"
     if shipped.exists():
         return shipped
-    raise ConfigError(f"stat block {str(path)!r}: no such file or shipped sheet (expected a "
-                      f"path or one of {', '.join(sheet_names())})")
+    sheets = shipped_sheets()
+    found = find_named(str(path), [
+        Named(q.stem, (spec.name, *aliases_of(spec.name, spec.short))) for q, spec in sheets
+    ], "file or shipped stat block", "stat block")
+    return sheets[found][0]

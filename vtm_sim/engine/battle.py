@@ -97,6 +97,7 @@ from vtm_sim.engine.queries import (
     move_to,
     opponents_modifier,
     plan_with,
+    rolled_total,
     sees_in_dark,
     situation_of,
 )
@@ -690,10 +691,8 @@ class Battle:
                                               c.health.penalty, initiative_now(self, c)))
                 continue
             r = roll(1, 2, self.dice, damage=True)
-            c.initiative = c.rating + r.faces[0]  # wounds come off when read (INIT-4)
+            c.initiative = rolled_total(c, r.faces[0], self.turn)  # wounds: when read (INIT-4)
             c.rolled_penalty = c.health.penalty
-            if c.init_penalty_turn == self.turn:
-                c.initiative -= 2  # CPX-4
             self.log.emit(InitiativeEvent(c.id, r.faces[0], None, c.rating, c.health.penalty,
                                           initiative_now(self, c)))
         self.order = sorted(

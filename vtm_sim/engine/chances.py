@@ -17,7 +17,9 @@ that reaches another roll first (a jump on the way in, MOVE-3), or none at all
 
 :func:`with_weapon_drawn` is the other look ahead the tools take: the pending
 action asked again as if a weapon were in hand already (what drawing it would
-offer next).
+offer next). :func:`acting` asks any combatant's action in a copy, the state
+otherwise as it stands (no decision played, no die rolled): what a tactic card
+reads off a state file.
 """
 
 from __future__ import annotations
@@ -37,7 +39,8 @@ from vtm_sim.core.choices import (
     Defense,
     DefenseKind,
 )
-from vtm_sim.engine.flow import Routine
+from vtm_sim.engine.flow import ACT_ASKED, TURNS_LOOP, Frame, Routine
+from vtm_sim.engine.queries import can_decide
 from vtm_sim.mechanics.attack import BASE_DIFFICULTY, SPRAY_DODGE, AttackPlan
 from vtm_sim.mechanics.combatant import Combatant
 
@@ -193,5 +196,39 @@ def with_weapon_drawn(battle: Battle, weapon: int) -> Battle:
         raise ValueError("with_weapon_drawn: the battle is not at an ACT decision")
     fork = battle.clone()
     fork.combatants[d.actor].wielding = weapon
+    fork.pending = fork.ask(fork.stack[-1])
+    return fork
+
+
+def acting(battle: Battle, actor: int, *, declared: int | None = None) -> Battle | None:
+    """A copy of ``battle`` at an ACT decision of combatant ``actor``, everything else as
+    it stands: no decision played, no die rolled (the copy's ``pending``; None when the
+    actor cannot act now: down, staked, stunned, CPX-2, CPX-5, or out of actions this
+    turn). ``battle`` is not changed.
+
+    The pending ACT decision of ``actor`` when there is one. Otherwise the actor is asked
+    as the engine asks it (:meth:`Battle.ask`) with what it has declared so far: at a
+    turn's start (a state file's turn, begun at its declarations) everyone stands as the
+    turn's start leaves them, one action declared (INIT-5) and not yet taken, so a target
+    defends by aborting it (DEF-3). ``declared``: the actions the actor has declared
+    this turn instead (INIT-5; ACT-1: its multiple-action penalty). The copy's turn
+    sequence ends after the action (it is for looking at, or rolling, that one action:
+    :func:`chance_point`, :func:`with_weapon_drawn`).
+    """
+    d = battle.pending
+    if d is not None and d.kind is DecisionKind.ACT and d.actor == actor:
+        fork = battle.clone()  # as asked (an ambush's attack too, ATK-11)
+    else:
+        if battle.over or not battle.stack:
+            return None
+        c = battle.combatants[actor]
+        if not can_decide(battle, c) or c.full_defense or c.actions_left <= 0:
+            return None
+        fork = battle.clone()
+        fork.stack = [Frame(Routine.TURNS, TURNS_LOOP),
+                      Frame(Routine.ACT, ACT_ASKED, actor, first=not c.acted)]
+    if declared is not None:
+        fc = fork.combatants[actor]
+        fc.declared = max(declared, fc.declared_used + 1)
     fork.pending = fork.ask(fork.stack[-1])
     return fork

@@ -29,6 +29,7 @@ from vtm_sim.mechanics.attack import (
     effective_damage_type,
     hand_weapon,
     log_roll,
+    soak_pool,
     weapon_damage,
 )
 from vtm_sim.mechanics.combatant import Combatant
@@ -42,6 +43,7 @@ TACKLE_DIFFICULTY: Final = 7  # MAN-5
 STAKE_LEVELS: Final = 3  # CPX-5
 STAKE_WEAPON: Final = "stake"
 ALLY_LINE_YARDS: Final = 1.5  # CPX-6: an ally this close to the line of fire can be hit
+GRAPPLE_DIFFICULTY: Final = 6  # MAN-6/MAN-7: resisted Strength + Brawl
 CLOSE_YARDS: Final = 2.01  # CPX-6: allies within a melee reach (positions are rounded)
 
 
@@ -150,8 +152,8 @@ def resisted_strength(b: Battle, escaper: Combatant, holder: Combatant) -> bool:
     """MAN-6/MAN-7: resisted Strength + Brawl; the one escaping needs more."""
     pe, _ = strength_pool(b, escaper)
     ph, _ = strength_pool(b, holder)
-    re = roll_logged(b, escaper.id, "break_free", pe, 6)
-    rh = roll_logged(b, holder.id, "hold_on", ph, 6)
+    re = roll_logged(b, escaper.id, "break_free", pe, GRAPPLE_DIFFICULTY)
+    rh = roll_logged(b, holder.id, "hold_on", ph, GRAPPLE_DIFFICULTY)
     se = re.successes + escaper.stats.discipline("potence")  # VAMP-5
     sh = rh.successes + holder.stats.discipline("potence")
     return se > sh
@@ -168,12 +170,42 @@ def break_free(b: Battle, c: Combatant) -> None:
         end_grapples(b, c)
 
 
+def break_free_chance(b: Battle, escaper: Combatant, holder: Combatant) -> float:
+    """The exact chance :func:`resisted_strength` frees ``escaper`` (MAN-6/MAN-7)."""
+    from vtm_sim.mechanics.odds import roll_odds  # numpy: only for the tools that ask
+
+    pe, _ = strength_pool(b, escaper)
+    ph, _ = strength_pool(b, holder)
+    de = roll_odds(pe, GRAPPLE_DIFFICULTY).distribution
+    dh = roll_odds(ph, GRAPPLE_DIFFICULTY).distribution
+    lead = escaper.stats.discipline("potence") - holder.stats.discipline("potence")  # VAMP-5
+    return math.fsum(p * q for i, p in enumerate(de) for j, q in enumerate(dh)
+                     if i + lead > j)
+
+
+def crush_damage(c: Combatant) -> tuple[int, int]:
+    """MAN-6: a crush's damage pool (Strength, at least 1) and its automatic successes
+    (Potence, VAMP-5); bashing, soaked as usual."""
+    return max(1, c.attr("strength")), c.stats.discipline("potence")
+
+
+def crush_odds(b: Battle, c: Combatant, v: Combatant) -> tuple[float, ...]:
+    """The exact distribution of health levels :func:`crush` deals ``v`` (index = levels)."""
+    from vtm_sim.mechanics.odds import attack_odds  # numpy: only for the tools that ask
+
+    pool, auto = crush_damage(c)
+    return attack_odds(attack_pool=0, attack_difficulty=GRAPPLE_DIFFICULTY, auto_hit=True,
+                       damage_base=pool, extra_successes_add=False,
+                       soak_pool=soak_pool(v, DamageType.BASHING, b.rules),
+                       halve=v.vampire, damage_auto=auto)  # DMG-5
+
+
 def crush(b: Battle, c: Combatant) -> None:
     """MAN-6: inside a clinch, automatic Strength damage (no attack roll)."""
     v = b.combatants[c.clinch_with]
     say(b, c.id, "crush", target=v.id)
-    apply_damage(c.id, v, max(1, c.attr("strength")), c.stats.discipline("potence"),
-                 DamageType.BASHING, b.rules, b.dice_for, b.log, b.turn)
+    pool, auto = crush_damage(c)
+    apply_damage(c.id, v, pool, auto, DamageType.BASHING, b.rules, b.dice_for, b.log, b.turn)
     if not v.active:
         end_grapples(b, v)
 

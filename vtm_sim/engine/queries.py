@@ -80,6 +80,48 @@ def initiative_now(b: Battle, c: Combatant) -> int:
     return c.initiative - max(c.health.penalty, c.rolled_penalty)
 
 
+def rolled_total(c: Combatant, face: int, turn: int) -> int:
+    """INIT-2, CPX-4: the initiative total a face of the die gives at the start of ``turn``
+    (Dexterity + Wits + the face, 2 less after a failed Willpower roll against pain);
+    the wound penalty comes off when it is read (:func:`initiative_now`)."""
+    return c.rating + face - (2 if c.init_penalty_turn == turn else 0)
+
+
+def ahead_odds(b: Battle, c: Combatant, turn: int,
+               given: dict[int, int] | None = None) -> dict[tuple[int, ...], float]:
+    """INIT-2/3/4: the exact chance of each set of enemies whose initiative will beat
+    ``c``'s when ``turn`` starts (ties act together: not ahead), the dice not rolled yet.
+
+    ``given`` holds totals already rolled (a state file's, wound penalties taken off).
+    Given ``c``'s face, the enemies' dice are independent, so each set's chance is the
+    mean over ``c``'s ten faces of a product of per-enemy chances.
+    """
+    given = given or {}
+    foes = [o for o in enemies(b, c) if able(b, o)]
+
+    def now(x: Combatant, face: int) -> int:
+        if x.id in given:
+            return given[x.id]
+        return rolled_total(x, face, turn) - x.health.penalty
+
+    out: dict[tuple[int, ...], float] = {}
+    mine_faces = [0] if c.id in given else list(range(1, 11))
+    for f in mine_faces:
+        mine = now(c, f)
+        p_each = []
+        for o in foes:
+            faces = [0] if o.id in given else list(range(1, 11))
+            p_each.append(sum(1 for g in faces if now(o, g) > mine) / len(faces))
+        for mask in range(1 << len(foes)):
+            p = 1.0
+            for j, pj in enumerate(p_each):
+                p *= pj if mask >> j & 1 else 1.0 - pj
+            if p > 0.0:
+                key = tuple(sorted(foes[j].id for j in range(len(foes)) if mask >> j & 1))
+                out[key] = out.get(key, 0.0) + p / len(mine_faces)
+    return out
+
+
 def opponents_modifier(b: Battle, c: Combatant) -> int:
     """ATK-8: +1 difficulty per engaging opponent after the first, capped."""
     n = 0

@@ -7,33 +7,52 @@ first, then against ``configs/``.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
+from dataclasses import field as dataclass_field
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import Field, model_validator
+from pydantic import AfterValidator, Field, model_validator
 
 from vtm_sim.core.dice import DiceSource
+from vtm_sim.core.goals import GOAL_WORDS, GoalSpec
 from vtm_sim.core.space import CoverLevel, CoverZone, Lighting, Obstacle, ObstacleKind, Wall
 from vtm_sim.core.space import Field as Battlefield
-from vtm_sim.data.config import StrictModel, config_dir, load_yaml, validate
+from vtm_sim.data.config import StrictModel, Yards, config_dir, load_yaml, validate
 from vtm_sim.data.rules import RuleSet, load_rules
 from vtm_sim.data.stat_blocks import StatBlock, load_stat_block
 from vtm_sim.engine.battle import Battle, Fighter
 from vtm_sim.errors import ConfigError
 
+MAX_COMBATANTS = 16  # in one fight: a scenario's, with those a state file adds
+
+
+def _goal(text: str) -> str:
+    try:
+        return str(GoalSpec.parse(text, "goal"))
+    except ConfigError:
+        raise ValueError(f"expected {GOAL_WORDS} (got {text!r})") from None
+
+
+# what the combatant wants (`vtm-sim suggest` advises for it): checked as written, the
+# name in protect:NAME matched to a combatant when it is used
+GoalText = Annotated[str, AfterValidator(_goal)]
+
 
 class CombatantSpec(StrictModel):
     sheet: str
     side: int = Field(ge=0, le=7)
-    at: tuple[float, float] = (0.0, 0.0)
+    at: tuple[Yards, Yards] = (0.0, 0.0)
     prone: bool = False
     blinded: bool = False
+    goal: GoalText | None = Field(
+        default=None, description="what it wants: " + GOAL_WORDS + " (default win)")
 
 
 class CoverSpec(StrictModel):
     name: str = "cover"
-    at: tuple[float, float]
+    at: tuple[Yards, Yards]
     radius: float = Field(gt=0, le=50)
     level: Literal["light", "good", "superior"]
 
@@ -43,7 +62,7 @@ class ObstacleSpec(StrictModel):
 
     name: str = Field(default="obstacle", min_length=1)
     kind: Literal["gap", "low"] = Field(description="gap: jumped across; low: jumped over")
-    line: tuple[tuple[float, float], tuple[float, float]] = Field(
+    line: tuple[tuple[Yards, Yards], tuple[Yards, Yards]] = Field(
         description="its two ends, [[x1, y1], [x2, y2]] in yards")
     width: float | None = Field(default=None, gt=0, le=100,
                                 description="a gap's width in feet (4 ft a success)")
@@ -71,6 +90,35 @@ class ObstacleSpec(StrictModel):
         return Obstacle(self.name, ObstacleKind(self.kind), x1, y1, x2, y2, feet, self.detour)
 
 
+# Closer than this (yards) is the same spot, or standing on a wall's or an obstacle's line
+SAME_SPOT = 1e-6
+
+
+def misplaced(points: list[tuple[str, str, float, float]],
+              field: Battlefield) -> tuple[str, str] | None:
+    """The first of ``points`` (key, name, x, y) that shares its spot with an earlier one or
+    stands on a wall or an obstacle's line, as (key, what is wrong); None when none does.
+
+    A wall blocks sight only when a line crosses it (ATK-2), and a jump is needed only to
+    cross an obstacle (MOVE-3): someone standing on the line would see and walk through.
+    """
+    for n, (key, name, x, y) in enumerate(points):
+        for _k, other, ox, oy in points[:n]:
+            if math.hypot(x - ox, y - oy) < SAME_SPOT:
+                return key, (f"{name} stands on the same spot as {other} ({[x, y]}); "
+                             "two combatants need two places")
+        for i, w in enumerate(field.walls):
+            seg = Obstacle("wall", ObstacleKind.LOW, w.x1, w.y1, w.x2, w.y2, 0.0)
+            if seg.distance_to(x, y) < SAME_SPOT:
+                return key, (f"{name} at {[x, y]} stands on wall {i} "
+                             f"({[[w.x1, w.y1], [w.x2, w.y2]]}): stand on one side of it")
+        for o in field.obstacles:
+            if o.distance_to(x, y) < SAME_SPOT:
+                return key, (f"{name} at {[x, y]} stands on the line of the {o.kind.value} "
+                             f"obstacle {o.name!r}: stand on one side of it")
+    return None
+
+
 def obstacles_of(specs: list[ObstacleSpec], source: Path, key: str = "obstacles",
                  taken: tuple[str, ...] = ()) -> tuple[Obstacle, ...]:
     """The obstacles of a file's list; names must be unique (a jump is told by name)."""
@@ -96,9 +144,9 @@ class ScenarioSpec(StrictModel):
     lighting: Lighting = Lighting.NORMAL
     cramped: bool = False  # DEF-8: no room to dodge
     sides: dict[int, str] = Field(default_factory=dict)
-    combatants: list[CombatantSpec] = Field(min_length=2, max_length=16)
+    combatants: list[CombatantSpec] = Field(min_length=2, max_length=MAX_COMBATANTS)
     cover: list[CoverSpec] = Field(default_factory=list)
-    walls: list[tuple[tuple[float, float], tuple[float, float]]] = Field(default_factory=list)
+    walls: list[tuple[tuple[Yards, Yards], tuple[Yards, Yards]]] = Field(default_factory=list)
     ambush: list[AmbushSpec] = Field(default_factory=list)
     obstacles: list[ObstacleSpec] = Field(default_factory=list)  # MOVE-3
 
@@ -117,6 +165,7 @@ class Scenario:
     sides: dict[int, str]
     ambush: tuple[tuple[int, int], ...]
     source: str
+    goals: dict[int, str] = dataclass_field(default_factory=dict)  # combatant id -> goal
 
     def battle(self, *, seed: int | None = None, dice: DiceSource | None = None,
                turn_limit: int | None = None) -> Battle:
@@ -194,12 +243,21 @@ def load_scenario(name_or_path: str) -> Scenario:
         CoverZone(c.name, c.at[0], c.at[1], c.radius, LEVELS[c.level])
         for c in spec.cover
     )
+    for n, (end1, end2) in enumerate(spec.walls):
+        if math.dist(end1, end2) < SAME_SPOT:
+            raise ConfigError(f"{path}: walls.{n}: its two ends are the same point "
+                              f"({list(end1)}): a wall needs a length")
     walls = tuple(Wall(a[0], a[1], b[0], b[1]) for a, b in spec.walls)
+    field = Battlefield(zones, walls, spec.lighting, spec.cramped,
+                        obstacles_of(spec.obstacles, path))
+    bad = misplaced([(f"combatants.{i}.at", f"combatant {i} ({f.stats.name})", f.x, f.y)
+                     for i, f in enumerate(fighters)], field)
+    if bad is not None:
+        raise ConfigError(f"{path}: {bad[0]}: {bad[1]}")
     return Scenario(
         path.stem, spec.title, spec.description, rules, spec.turn_limit, fighters,
-        Battlefield(zones, walls, spec.lighting, spec.cramped,
-                    obstacles_of(spec.obstacles, path)), dict(spec.sides),
-        tuple((a.attacker, a.target) for a in spec.ambush), str(path),
+        field, dict(spec.sides), tuple((a.attacker, a.target) for a in spec.ambush), str(path),
+        {i: c.goal for i, c in enumerate(spec.combatants) if c.goal is not None},
     )
 
 

@@ -35,17 +35,28 @@ from typing import Annotated, Any
 
 from pydantic import Field, field_validator
 
+from vtm_sim.core.goals import GOAL_WORDS
 from vtm_sim.core.health import Status
 from vtm_sim.core.relations import Aim, Chase, Grip, GripKind, Pursuer
-from vtm_sim.core.space import Obstacle, ObstacleKind
-from vtm_sim.data.config import StrictModel, load_yaml, validate
+from vtm_sim.core.space import CoverZone, Obstacle, ObstacleKind
+from vtm_sim.core.weapons import WeaponClass
+from vtm_sim.data.config import MAX_YARDS, StrictModel, Yards, config_dir, load_yaml, validate
 from vtm_sim.data.formats import STATE_FORMAT
-from vtm_sim.data.stat_blocks import Kind
-from vtm_sim.engine.battle import Battle
+from vtm_sim.data.stat_blocks import Kind, StatBlock, load_stat_block
+from vtm_sim.engine.battle import Battle, Fighter
 from vtm_sim.engine.positions import ADJACENT_YARDS
 from vtm_sim.engine.queries import REACH_SLACK, face_nearest
 from vtm_sim.errors import ConfigError
-from vtm_sim.files.scenarios import ObstacleSpec, Scenario, load_scenario, obstacles_of
+from vtm_sim.files.scenarios import (
+    MAX_COMBATANTS,
+    CombatantSpec,
+    GoalText,
+    ObstacleSpec,
+    Scenario,
+    load_scenario,
+    misplaced,
+    obstacles_of,
+)
 from vtm_sim.mechanics.attack import SHOOTING
 from vtm_sim.mechanics.combatant import Combatant
 
@@ -102,13 +113,17 @@ class PursuingSpec(StrictModel):
 class CombatantState(StrictModel):
     """What differs from a fresh start for one combatant (all keys optional)."""
 
+    sheet: str | None = Field(
+        default=None, min_length=1,
+        description="another stat block for this combatant (a file, looked up beside the "
+        "state file first, or a shipped sheet's name); it keeps its side and place")
     damage: DamageSpec | None = None
     willpower: int | None = Field(default=None, ge=0, le=10, description="points left")
     blood: int | None = Field(default=None, ge=0, le=100,
                               description="blood points left (vampires, ghouls)")
     ammo: dict[str, Annotated[int, Field(ge=0)]] = Field(
         default_factory=dict, description="rounds left, by weapon name on the sheet")
-    at: tuple[float, float] | None = Field(default=None, description="position in yards")
+    at: tuple[Yards, Yards] | None = Field(default=None, description="position in yards")
     prone: bool | None = None
     blinded: bool | None = None
     wielding: str | None = Field(default=None,
@@ -130,6 +145,9 @@ class CombatantState(StrictModel):
         default=None, description="MOVE-4: fleeing, a chase in progress (the quarry)")
     pursuing: PursuingSpec | None = Field(
         default=None, description="MOVE-4: running after a fleeing enemy")
+    goal: GoalText | None = Field(
+        default=None, description="what it wants (vtm-sim suggest): " + GOAL_WORDS
+        + "; default the scenario's, else win")
 
     @field_validator("facing", mode="before")
     @classmethod
@@ -137,7 +155,8 @@ class CombatantState(StrictModel):
         if v is None or isinstance(v, str):
             return v
         if isinstance(v, list | tuple) and len(v) == 2 and all(
-            isinstance(x, int | float) and not isinstance(x, bool) for x in v
+            isinstance(x, int | float) and not isinstance(x, bool) and abs(x) <= MAX_YARDS
+            for x in v
         ):
             return v
         raise ValueError(f"expected a combatant's name or a direction [dx, dy] (got {v!r})")
@@ -157,6 +176,10 @@ class StateSpec(StrictModel):
     obstacles: list[ObstacleSpec] = Field(
         default_factory=list,
         description="gaps and low obstacles added to the scenario's field (MOVE-3)")
+    add: list[CombatantSpec] = Field(
+        default_factory=list, max_length=MAX_COMBATANTS,
+        description="combatants joining the scenario's, each as in a scenario's combatants "
+        "(sheet, side, at, prone, blinded); named in combatants by their sheets' names")
 
     @field_validator("initiative", mode="before")
     @classmethod
@@ -188,7 +211,7 @@ class Override(StrictModel):
     willpower: int | None = None
     blood: int | None = None
     ammo: list[tuple[int, int]] = Field(default_factory=list)  # (weapon index, rounds)
-    at: tuple[float, float] | None = None
+    at: tuple[Yards, Yards] | None = None
     prone: bool | None = None
     blinded: bool | None = None
     wielding: int | None = None  # weapon index, -1 unarmed
@@ -360,6 +383,7 @@ class LoadedState:
     begun: bool
     scenario: Scenario | None = None
     spec: StateSpec | None = None
+    goals: dict[int, str] | None = None  # combatant id -> its goal as written
 
     @property
     def turn(self) -> int:
@@ -394,12 +418,75 @@ def read_state(path: str | Path, *, seed: int | None = None) -> LoadedState:
         raise ConfigError(
             f"{p}: turn: {spec.turn} is past the scenario's turn limit of {scenario.turn_limit}"
         )
+    fighters, first_names = _fighters(p, spec, scenario)
     battle = Battle(
-        scenario.fighters, seed=seed, rules=scenario.rules, turn_limit=scenario.turn_limit,
+        fighters, seed=seed, rules=scenario.rules, turn_limit=scenario.turn_limit,
         field=scenario.field, ambush=scenario.ambush if spec.turn == 1 else (), start=False,
     )
-    apply_standing(battle, _Resolver(p, spec, scenario, battle.combatants).standing())
-    return LoadedState(p, battle, False, scenario, spec)
+    resolver = _Resolver(p, spec, scenario, battle.combatants, first_names)
+    apply_standing(battle, resolver.standing())
+    goals = dict(scenario.goals)
+    for written, st in spec.combatants.items():
+        if st.goal is not None:
+            goals[resolver.who(written, f"combatants.{written}")] = st.goal
+    return LoadedState(p, battle, False, scenario, spec, goals)
+
+
+def _fighters(p: Path, spec: StateSpec, scenario: Scenario) -> tuple[list[Fighter], list[str]]:
+    """The scenario's fighters with the sheets the state swaps (``sheet``) and the
+    combatants it adds (``add``), and the names each was first known by: the scenario's
+    (or the added sheet's) name, by which ``combatants`` may still name a swapped one."""
+    fighters = list(scenario.fighters)
+    first = [f.stats.name for f in fighters]
+    total = len(fighters) + len(spec.add)
+    if total > MAX_COMBATANTS:
+        raise ConfigError(f"{p}: add: {total} combatants, at most {MAX_COMBATANTS} in a fight")
+    for n, c in enumerate(spec.add):
+        stats = _sheet(p, c.sheet, f"add.{n}.sheet")
+        fighters.append(Fighter(stats, c.side, c.at[0], c.at[1], c.prone, c.blinded))
+        first.append(stats.name)
+    swapped: dict[int, str] = {}
+    for written, st in spec.combatants.items():
+        if st.sheet is None:
+            continue
+        key = f"combatants.{written}"
+        try:
+            cid = _find(written, first, "combatant")
+        except ValueError as exc:
+            raise ConfigError(f"{p}: {key}: {exc}") from None
+        if cid in swapped:
+            raise ConfigError(f"{p}: {key}.sheet: its sheet is already given at "
+                              f"combatants.{swapped[cid]}")
+        swapped[cid] = written
+        fighters[cid] = replace(fighters[cid], stats=_sheet(p, st.sheet, f"{key}.sheet"))
+    sides = {f.side for f in fighters}
+    if len(sides) < 2:
+        raise ConfigError(f"{p}: add: every combatant is on side {sides.pop()}: a fight "
+                          "needs two sides")
+    rules = scenario.rules
+    changed = [(f"combatants.{w}.sheet", fighters[cid]) for cid, w in swapped.items()] + [
+        (f"add.{n}.sheet", f) for n, f in enumerate(fighters[len(scenario.fighters):])]
+    for key, f in changed:
+        for w in f.stats.weapons:
+            if w.cls is WeaponClass.FIREARM and not rules.firearms_allowed:
+                raise ConfigError(f"{p}: {key}: {w.name} is a firearm, not allowed under the "
+                                  f"{rules.name} rules")
+    return fighters, first
+
+
+def _sheet(p: Path, written: str, key: str) -> StatBlock:
+    """A stat block a state file names: a file beside the state file, under ``configs/``
+    (``characters/thug.yaml``) or from the current folder, or a shipped sheet's name."""
+    cand = Path(written)
+    if not cand.is_absolute():
+        for base in (p.parent, config_dir()):
+            if (base / cand).is_file():
+                cand = base / cand
+                break
+    try:
+        return load_stat_block(cand if cand.is_file() else written)
+    except ConfigError as exc:
+        raise ConfigError(f"{p}: {key}: {exc}") from None
 
 
 def _read(p: Path) -> Any:
@@ -411,10 +498,30 @@ def _read(p: Path) -> Any:
         raise ConfigError(f"{p}: file not found") from None
     except OSError as exc:
         raise ConfigError(f"{p}: cannot read ({exc.strerror})") from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{p}: not a text file (byte {exc.start} is not UTF-8); "
+                          "expected JSON") from None
     try:
-        return json.loads(text)
+        return json.loads(text, object_pairs_hook=_unique_keys)
     except json.JSONDecodeError as exc:
         raise ConfigError(f"{p}: invalid JSON at line {exc.lineno}: {exc.msg}") from None
+    except _DuplicateKey as exc:
+        raise ConfigError(f"{p}: invalid JSON: duplicate key {exc.args[0]!r}") from None
+    except RecursionError:
+        raise ConfigError(f"{p}: invalid JSON: nested too deeply") from None
+
+
+class _DuplicateKey(Exception):
+    """A JSON object that repeats a key (the last would win silently)."""
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for k, v in pairs:
+        if k in out:
+            raise _DuplicateKey(k)
+        out[k] = v
+    return out
 
 
 def _from_machine_state(p: Path, data: dict[str, Any], seed: int | None) -> Battle:
@@ -430,6 +537,11 @@ def _from_machine_state(p: Path, data: dict[str, Any], seed: int | None) -> Batt
         raise ConfigError(f"{p}: {exc}") from None
     except (KeyError, TypeError, ValueError) as exc:
         raise ConfigError(f"{p}: not a readable {STATE_FORMAT} state ({exc})") from None
+    for n, c in enumerate(getattr(battle, "combatants", ())):  # (a test's stand-in has none)
+        for axis, v in (("x", c.x), ("y", c.y)):
+            if not -MAX_YARDS <= v <= MAX_YARDS:  # also false for nan
+                raise ConfigError(f"{p}: combatants.{n}.{axis}: expected a finite number of "
+                                  f"yards from -{MAX_YARDS:g} to {MAX_YARDS:g} (got {v!r})")
     return battle
 
 
@@ -453,14 +565,17 @@ class _Resolver:
     """Turns a :class:`StateSpec` into a :class:`Standing`, checking every key."""
 
     def __init__(self, path: Path, spec: StateSpec, scenario: Scenario,
-                 fresh: Sequence[Combatant]) -> None:
+                 fresh: Sequence[Combatant], first_names: Sequence[str] = ()) -> None:
         self.path = path
         self.spec = spec
         self.scenario = scenario
         self.fresh = fresh
         self.names = [c.name for c in fresh]
+        # a combatant whose sheet the state swaps may still go by its scenario's name
+        self.first_names = list(first_names) or self.names
         self.labels = labels(self.names)
         self.zones = scenario.field.cover
+        self.centred: dict[int, CoverZone] = {}  # placed by ``cover`` alone, at its centre
 
     def fail(self, key: str, message: str) -> ConfigError:
         return ConfigError(f"{self.path}: {key}: {message}")
@@ -469,6 +584,11 @@ class _Resolver:
         try:
             return _find(written, self.names, "combatant")
         except ValueError as exc:
+            if self.first_names != self.names:
+                try:
+                    return _find(written, self.first_names, "combatant")
+                except ValueError:
+                    pass
             raise self.fail(key, str(exc)) from None
 
     def weapon(self, c: Combatant, written: str, key: str, *, unarmed: bool = False) -> int:
@@ -501,6 +621,9 @@ class _Resolver:
         out = {cid for cid, row in rows.items() if self.out_of_fight(cid, row)}
         self.check_grapples(grapples, rows, out)
         self.place_grapplers(grapples, rows, explicit)
+        taken = tuple(o.name for o in self.scenario.field.obstacles)
+        added = obstacles_of(spec.obstacles, self.path, taken=taken)
+        self.check_places(rows, keys, out, added)
         for cid, (target, key) in facing_names.items():
             rows[cid]["facing"] = self.face(cid, target, rows, key)
         for cid, row in rows.items():
@@ -510,8 +633,6 @@ class _Resolver:
                                 f"{self.labels[aim[0]]} is out of the fight")
         self.check_chases(rows, keys, out)
         initiative = self.initiative(out)
-        taken = tuple(o.name for o in self.scenario.field.obstacles)
-        added = obstacles_of(spec.obstacles, self.path, taken=taken)
         return Standing(
             turn=spec.turn, initiative=initiative,
             combatants=[Override(id=cid, **rows[cid]) for cid in sorted(rows)],
@@ -616,6 +737,7 @@ class _Resolver:
                 raise self.fail(k, str(exc)) from None
             if at is None:
                 at = (z.x, z.y)
+                self.centred[cid] = z
             elif not z.contains(*at):
                 raise self.fail(f"{key}.at",
                                 f"{list(at)} is outside the cover zone {z.name!r} "
@@ -729,6 +851,41 @@ class _Resolver:
             if total > quarry[0]:
                 raise self.fail(f"{k}.successes", f"{total}, but past the quarry's "
                                 f"{quarry[0]} it would have caught up: at most {quarry[0]}")
+
+    def check_places(self, rows: dict[int, dict[str, Any]], keys: dict[int, str],
+                     out: set[int], added: tuple[Obstacle, ...]) -> None:
+        """Nobody in the fight shares a spot or stands on a wall or an obstacle's line."""
+        field = replace(self.scenario.field, obstacles=self.scenario.field.obstacles + added)
+        points = []
+        # where the scenario puts them first: a clash is told at the position written
+        first_added = len(self.scenario.fighters)
+        for c in sorted(self.fresh, key=lambda c: ("at" in rows.get(c.id, {}),
+                                                   c.id >= first_added)):
+            if c.id in out or c.id in self.centred:
+                continue  # down: another may stand over it
+            if c.id in keys and "at" in rows[c.id]:
+                key = f"combatants.{keys[c.id]}.at"
+            elif c.id >= first_added:
+                key = f"add.{c.id - first_added}.at"
+            else:
+                key = f"combatants.{keys.get(c.id, self.labels[c.id])}"
+            points.append((key, self.labels[c.id], *self.position(c.id, rows)))
+        for cid, z in self.centred.items():  # the centre, or the free spot nearest to it
+            if cid in out:
+                continue
+            key = f"combatants.{keys[cid]}.cover"
+            spots = [(z.x, z.y)] + [
+                (round(z.x + r * math.cos(a * math.pi / 4), 3),
+                 round(z.y + r * math.sin(a * math.pi / 4), 3))
+                for r in (1.0, 0.5, z.radius) if r <= z.radius for a in range(8)]
+            for x, y in spots:
+                if misplaced([*points, (key, self.labels[cid], x, y)], field) is None:
+                    break
+            rows[cid]["at"] = (x, y)
+            points.append((key, self.labels[cid], x, y))
+        bad = misplaced(points, field)
+        if bad is not None:
+            raise self.fail(*bad)
 
     def out_of_fight(self, cid: int, row: dict[str, Any]) -> bool:
         dmg = row.get("damage")
