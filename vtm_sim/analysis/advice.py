@@ -61,6 +61,7 @@ from vtm_sim.mechanics.forecast import expected, plan_hit_chance, plan_odds
 from vtm_sim.mechanics.odds import roll_odds
 from vtm_sim.policies.planner import candidates
 from vtm_sim.policies.play import Policy
+from vtm_sim.policies.playouts import runner
 
 __all__ = ["Advice", "Exchange", "OptionAdvice", "Step", "advise", "describe", "exchange_of",
            "find_combatant", "reach_npc", "route_words", "situation_lines"]
@@ -297,6 +298,14 @@ def probe(root: Battle, npc: int, playout: Callable[[int], Policy], plan: Plan, 
     return Probe(k, found)
 
 
+def own_playout(goal: Goal, playout: Callable[[int], Policy]
+                ) -> Callable[[int], Policy] | None:
+    """How the NPC itself plays on past the plan in the simulated fights: for ``escape``,
+    a runner (:class:`~vtm_sim.policies.playouts.Runner`: it keeps fleeing), so a plan is
+    judged by the flight it starts; otherwise as everyone else."""
+    return runner(playout) if goal.kind is GoalKind.ESCAPE else None
+
+
 def act_candidates(fork: Battle, d: Decision, goal: Goal, prior: Choice) -> list[Choice]:
     """The actions worth racing at one start of the turn: the planner's pruned list
     (:func:`~vtm_sim.policies.planner.candidates`: the prior's pick, the best attacks by
@@ -399,6 +408,7 @@ def advise(
     names = labels([c.name for c in root.combatants])
     kinds = frozenset(TURN_ORDER) if kind is None else frozenset({kind})
     horizon = GOAL_HORIZON.get(goal.kind, HORIZON)
+    own = own_playout(goal, playout) or playout  # the NPC's own picks: the prior
     t_probe = time.monotonic()
     probes = [probe(root, npc, playout, {}, seed, k, kinds) for k in range(PROBES)]
     # a first guess of a rollout's cost (on one core): a probe plays part of one
@@ -425,19 +435,19 @@ def advise(
             d = at[0][1]
             opts: list[Choice] = list(d.options)
         elif kd is DecisionKind.ACT:
-            lists = [act_candidates(f, d, goal, playout(npc).choose(f, d)) for f, d in at]
+            lists = [act_candidates(f, d, goal, own(npc).choose(f, d)) for f, d in at]
             opts = _merge(lists, MAX_ACT_OPTIONS)
         elif kd is DecisionKind.DECLARE:
-            opts = _merge([candidates(f, d, playout(npc).choose(f, d)) for f, d in at], 8)
+            opts = _merge([candidates(f, d, own(npc).choose(f, d)) for f, d in at], 8)
         else:
-            opts = _merge([[playout(npc).choose(f, d), *d.options] for f, d in at], 12)
+            opts = _merge([[own(npc).choose(f, d), *d.options] for f, d in at], 12)
         for o in opts:
             for f, d in at:
                 if o in d.options:
                     where.setdefault((kd, o), (f, d))
                     break
         job = Job(root, npc, goal, playout, tuple({**plan, kd: o} for o in opts), seed,
-                  horizon)
+                  horizon, own_playout(goal, playout))
         tallies = race(job, Budget(stage_deadline, cap, cost=guess), workers, progress)
         order, pick = _order(list(zip(opts, tallies, strict=True)))
         results[kd] = (opts, tallies, pick, order)

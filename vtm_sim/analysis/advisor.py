@@ -16,7 +16,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from vtm_sim.analysis.advice import act_candidates
+from vtm_sim.analysis.advice import act_candidates, own_playout
 from vtm_sim.analysis.goals import Goal
 from vtm_sim.analysis.search import Budget, Job, race, tied
 from vtm_sim.core.choices import Choice, Decision, DecisionKind
@@ -24,6 +24,7 @@ from vtm_sim.core.goals import GoalKind
 from vtm_sim.engine.battle import Battle
 from vtm_sim.policies.planner import candidates
 from vtm_sim.policies.play import Policy
+from vtm_sim.policies.playouts import Runner
 from vtm_sim.policies.tactician import TacticianPolicy
 
 SEARCHED = frozenset({DecisionKind.DECLARE, DecisionKind.ACT, DecisionKind.DEFEND,
@@ -38,7 +39,11 @@ class AdvisorPolicy:
                  target: int | None = None, rollouts: int = 64, seed: int = 0,
                  horizon: int = 2, prior: Policy | None = None) -> None:
         self.playout = playout
-        self.prior: Policy = prior if prior is not None else TacticianPolicy(grapple=True)
+        if prior is None:
+            prior = TacticianPolicy(grapple=True)
+            if goal is GoalKind.ESCAPE:
+                prior = Runner(prior)  # the flight, unless the rollouts say otherwise
+        self.prior: Policy = prior
         self.goal = goal
         self.target = target
         self.rollouts = rollouts
@@ -60,7 +65,8 @@ class AdvisorPolicy:
             return prior
         seed = int(self.rng.integers(0, 2**63 - 1))
         plans = tuple({decision.kind: o} for o in opts)
-        job = Job(battle, npc, goal, self.playout, plans, seed, self.horizon)
+        job = Job(battle, npc, goal, self.playout, plans, seed, self.horizon,
+                  own_playout(goal, self.playout))
         tallies = race(job, Budget(None, self.rollouts, floor=2, round_size=4,
                                    total=self.rollouts), workers=1)
         base = tallies[0]  # the prior's

@@ -156,6 +156,7 @@ class Job:
     plans: tuple[Plan, ...]  # one per option raced
     seed: int
     horizon: int
+    own: Callable[[int], Policy] | None = None  # the NPC's own playout (default: ``playout``)
 
 
 def ahead(b: Battle, npc: int) -> Case:
@@ -174,6 +175,8 @@ def play_rollout(job: Job, i: int, k: int) -> Sample:
     plan = job.plans[i]
     npc = job.npc
     policies = [job.playout(c.id) for c in fork.combatants]
+    if job.own is not None:
+        policies[npc] = job.own(npc)
     plan_turn: int | None = None
     case: Case = ()
     used: set[DecisionKind] = set()

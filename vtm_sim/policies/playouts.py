@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from vtm_sim.core.choices import Choice, Decision, DecisionKind
+from vtm_sim.core.choices import Action, ActionKind, Choice, Decision, DecisionKind
 from vtm_sim.engine.battle import Battle
 from vtm_sim.policies.nearest import NearestEnemyPolicy
 from vtm_sim.policies.play import Policy
@@ -30,6 +30,33 @@ class QuickTactician:
         if decision.kind is DecisionKind.DECLARE:
             return NearestEnemyPolicy._declare(decision)
         return self.tactician.choose(battle, decision)
+
+
+class Runner:
+    """An NPC that wants out (``suggest --goal escape``, in the simulated fights): flees
+    (MOVE-4) or keeps running when it may, else moves away from the nearest enemy, else
+    plays as ``base`` does; declares one action (the nearest policy's rule)."""
+
+    def __init__(self, base: Policy) -> None:
+        self.base = base
+
+    def choose(self, battle: Battle, decision: Decision) -> Choice:
+        if decision.kind is DecisionKind.DECLARE:
+            return NearestEnemyPolicy._declare(decision)
+        if decision.kind is DecisionKind.ACT:
+            acts = [o for o in decision.options if isinstance(o, Action)]
+            for o in acts:
+                if o.kind is ActionKind.FLEE:
+                    return o
+            for o in acts:
+                if o.kind is ActionKind.MOVE and o.away:
+                    return o
+        return self.base.choose(battle, decision)
+
+
+def runner(playout: Callable[[int], Policy]) -> Callable[[int], Policy]:
+    """A runner for every combatant, falling back on ``playout``'s policy."""
+    return lambda cid: Runner(playout(cid))
 
 
 def _nearest(_cid: int) -> Policy:
