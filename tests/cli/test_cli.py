@@ -361,13 +361,14 @@ def test_attack_readable_summary() -> None:
         "--odds",
     ).stdout.splitlines()
     assert out[0] == "Knife Fighter faces Bar Brawler, 1 yard apart."
+    # full names once, then the sheets' short names (short: The Knife Fighter, The Brawler)
     assert out[1] == (
-        "Knife Fighter attacks Bar Brawler with the knife: 6 dice at difficulty 6 "
+        "The Knife Fighter attacks the Brawler with the knife: 6 dice at difficulty 6 "
         "-> 8 6 7 8 6 1: 4 successes."
     )
-    assert out[2] == "Bar Brawler dodges: 5 dice at difficulty 6 -> 9 2 3 1 6: 1 success."
-    assert out[3].endswith("Bar Brawler takes 4 levels of lethal damage (track XXXX..., Wounded).")
-    assert out[4] == "Bar Brawler is stunned by the blow and will lose the next turn."
+    assert out[2] == "The Brawler dodges: 5 dice at difficulty 6 -> 9 2 3 1 6: 1 success."
+    assert out[3].endswith("the Brawler takes 4 levels of lethal damage (track XXXX..., Wounded).")
+    assert out[4] == "The Brawler is stunned by the blow and will lose the next turn."
     assert out[5].startswith("Odds of health levels dealt")
 
 

@@ -522,3 +522,27 @@ def test_DMG_6_stunned_character_loses_its_next_turn() -> None:
     turn2 = b.log.events.index(events(b, EventKind.TURN, turn=2)[0])
     later = [e for e in b.log.events[turn2:] if e["e"] == EventKind.DECIDE]
     assert {e["who"] for e in later} == {0}
+
+
+def test_DMG_6_CPX_2_stunned_again_in_the_lost_turn_it_stays_lost() -> None:
+    """t, stunned in turn 1, loses turn 2; stunned again by a's first blow of turn 2, it
+    loses turn 3 too, and the rest of turn 2 stays lost: no defense against a's second
+    blow (the second stun used to move the lost turn to 3 and let t dodge it)."""
+    a = block("a", attrs={"dexterity": 3, "wits": 3, "strength": 4}, abil={"brawl": 2})
+    t = block("t", attrs={"stamina": 1, "dexterity": 3}, abil={"brawl": 1, "dodge": 2})
+    # turn 1: init; punch 5 dice (1 success); damage 4 dice (2); soak 1 die (0)
+    # turn 2: init; two actions: punch 3 dice (1), damage (2), soak (0); punch 2 dice (0)
+    faces = [9, 1, 6, 2, 2, 2, 2, 6, 6, 2, 2, 2, 9, 9, 6, 2, 2, 6, 6, 2, 2, 2,
+             *[FILLER] * 10]
+    b = battle([Fighter(a, 0, 0, 0), Fighter(t, 1, 1, 0)], faces, turn_limit=2)
+    declare_all(b)
+    step(b, ACT, 0, attack("punch", 1))
+    step(b, DEFEND, 1, NONE)
+    step(b, ACT, 1, PASS)
+    step(b, DECLARE, 0, Declaration(actions=2))  # turn 2: t is stunned, only a declares
+    step(b, ACT, 0, attack("punch", 1))
+    assert events(b, EventKind.STUN) == [StunEvent(1, 2), StunEvent(1, 3)]
+    step(b, ACT, 0, attack("punch", 1))  # t may not dodge it
+    assert b.pending is None
+    turn2 = b.log.events.index(events(b, EventKind.TURN, turn=2)[0])
+    assert {e["who"] for e in b.log.events[turn2:] if e["e"] == EventKind.DECIDE} == {0}

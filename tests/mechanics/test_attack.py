@@ -36,6 +36,7 @@ from vtm_sim.mechanics.attack import (
     AttackChain,
     AttackOutcome,
     AttackPlan,
+    apply_levels,
     defense_pool,
     effective_damage_type,
     legal_defenses,
@@ -803,6 +804,24 @@ def test_DMG_6_stun_counts_levels_of_one_attack_not_the_total() -> None:
         out, _log = resolve(p, a, d, attack=[6, 2, 2, 2, 2], damage=[6, 6], soak=[2, 2])
         assert out.levels == 2 and not out.stunned
     assert d.health.filled == 4 and d.stunned_turn == -1
+
+
+def test_DMG_6_CPX_2_a_second_stun_in_the_lost_turn_keeps_it_lost() -> None:
+    """Stunned in turn 1, the victim loses turn 2; stunned again during turn 2, it loses
+    turn 3 as well, and the rest of turn 2 stays lost (it neither acts nor defends): the
+    second stun used to move the lost turn to 3 and free the victim for the rest of 2."""
+    d = combatant(fighter(stamina=1), 1, 1)
+    log = EventLog()
+    assert apply_levels(d, 2, DamageType.BASHING, log, 1)
+    assert [d.stunned(t) for t in (1, 2, 3)] == [False, True, False]
+    assert apply_levels(d, 2, DamageType.BASHING, log, 2)
+    assert [d.stunned(t) for t in (1, 2, 3, 4)] == [False, True, True, False]
+    again = Combatant.from_json(d.to_json(), d.stats, load_tables())  # a saved state keeps it
+    assert [again.stunned(t) for t in (1, 2, 3, 4)] == [False, True, True, False]
+    assert d.copy().stunned(3) and d.copy().stunned(2)
+    # a stun after a turn that was not lost costs only the next one
+    assert apply_levels(d, 0, DamageType.BASHING, log, 4, stun=2)
+    assert [d.stunned(t) for t in (3, 4, 5, 6)] == [False, False, True, False]
 
 
 # --- SOAK-1..5 -----------------------------------------------------------------------

@@ -271,10 +271,11 @@ def test_attack_that_cannot_be_rolled_and_moves() -> None:
         },
         {"e": "move", "who": 0, "from": [0.0, 0.0], "to": [-12.5, 0.0], "yards": 12.5},
     ]
+    # the gap after the move, and whether the move closed or opened it
     assert tell(events)[1:] == [
-        "The Elder closes 8 yards on Nikolai (22 yards apart).",
+        "The Elder moves 8 yards and closes to 22 yards of Nikolai.",
         "The Elder tries to attack Nikolai with the weapon, but cannot: the action is lost.",
-        "Nikolai falls back 12.5 yards from the Elder (34.5 yards apart).",
+        "Nikolai moves 12.5 yards and backs off to 34.5 yards from the Elder.",
     ]
 
 
@@ -527,3 +528,38 @@ def test_DICE_9_battle_narration_is_deterministic_and_complete(
     )
     assert lines[-1].startswith("The battle ends after") or "undecided" in lines[-1]
     assert all(x and x[0].isupper() and x.endswith(".") for x in lines), lines
+
+
+def test_full_names_once_then_short_names_and_the_gap_after_a_move() -> None:
+    """Issue 32: "Jax, Brujah Neonate" once, "Jax" after; a sheet's short: name; the
+    gap a move leaves, closed or opened; no pronouns in the dice log."""
+    events = [
+        header(("Jax, Brujah Neonate", "vampire", 0, 0.0), ("SWAT Breacher", "mortal", 1, 10.0),
+               sheet0={"pronoun": "he"}, sheet1={"short": "The Breacher"}),
+        {"e": "turn", "turn": 1},
+        {"e": "initiative", "who": 0, "die": 9, "rating": 7, "penalty": 0, "total": 16},
+        {"e": "initiative", "who": 1, "die": 5, "rating": 5, "penalty": 0, "total": 10},
+        {"e": "order", "order": [0, 1]},
+        {"e": "decide", "who": 0, "kind": "act",
+         "choice": {"kind": "attack", "maneuver": "punch", "target": 1}},
+        {"e": "move", "who": 0, "from": [0.0, 0.0], "to": [8.0, 0.0], "yards": 8.0},
+        {"e": "stun", "who": 1, "turn": 2},
+        {"e": "decide", "who": 1, "kind": "act", "choice": {"kind": "move", "target": 0,
+                                                             "away": True}},
+        {"e": "move", "who": 1, "from": [10.0, 0.0], "to": [14.0, 0.0], "yards": 4.0},
+        {"e": "decide", "who": 0, "kind": "act", "choice": {"kind": "move"}},
+        {"e": "move", "who": 0, "from": [8.0, 0.0], "to": [8.0, 3.0], "yards": 3.0},
+        {"e": "end", "winner": 0, "turns": 1, "reason": "victory"},
+    ]
+    assert tell(events) == [
+        "Jax, Brujah Neonate faces SWAT Breacher, 10 yards apart.",
+        "Turn 1.",
+        "Jax rolls initiative 9 + 7 = 16.",
+        "The Breacher rolls initiative 5 + 5 = 10.",
+        "Acting order: Jax (16), The Breacher (10).",
+        "Jax moves 8 yards and closes to 2 yards of the Breacher.",
+        "The Breacher is stunned by the blow and will lose turn 2.",
+        "The Breacher moves 4 yards and backs off to 6 yards from Jax.",
+        "Jax moves 3 yards and backs off to 6.7 yards from the Breacher.",
+        "The battle ends after 1 turn: side 0 (Jax) wins.",
+    ]

@@ -710,6 +710,8 @@ def apply_levels(defender: Combatant, levels: int, dtype: DamageType, log: Event
                          defender.health.level_name))
     stunned = (levels if stun is None else stun) > stun_threshold(defender) and defender.active
     if stunned:
+        # DMG-6, CPX-2: stunned again in a turn already lost, it loses this one and the next
+        defender.stunned_from = turn if defender.stunned(turn) else -1
         defender.stunned_turn = turn + 1
         log.emit(StunEvent(defender.id, turn + 1))
     if defender.health.status is not before:

@@ -40,6 +40,7 @@ class Combatant:
     prone: bool = False
     blinded: bool = False  # CPX-1
     stunned_turn: int = -1  # DMG-6: the turn lost to a stun
+    stunned_from: int = -1  # DMG-6: the first turn lost when a second stun came in it
     attr_bonus: dict[str, int] = field(default_factory=dict)  # VAMP-2: blood for the scene
     offhand: int = -1  # RNG-9: index of the weapon in the off hand
     jammed: list[bool] = field(default_factory=list)  # CPX-6
@@ -122,6 +123,7 @@ class Combatant:
         new.prone = self.prone
         new.blinded = self.blinded
         new.stunned_turn = self.stunned_turn
+        new.stunned_from = self.stunned_from
         new.attr_bonus = dict(self.attr_bonus)
         new.offhand = self.offhand
         new.jammed = list(self.jammed)
@@ -178,6 +180,8 @@ class Combatant:
             d["chase"] = self.chase.to_json()
         if self.escaped:
             d["escaped"] = True
+        if self.stunned_from >= 0:  # DMG-6: written only when set (older states stay valid)
+            d["stunned_from"] = self.stunned_from
         return d
 
     @classmethod
@@ -203,6 +207,7 @@ class Combatant:
         chase = data.get("chase")
         c.chase = None if chase is None else Chase.from_json(chase)
         c.escaped = bool(data.get("escaped", False))
+        c.stunned_from = int(data.get("stunned_from", -1))
         return c
 
     def attr(self, name: str) -> int:
@@ -232,7 +237,8 @@ class Combatant:
         return self.health.penalty if self.sim_penalty is None else self.sim_penalty
 
     def stunned(self, turn: int) -> bool:
-        return self.stunned_turn == turn
+        """CPX-2: ``turn`` is lost to a stun (DMG-6), or to two in a row."""
+        return self.stunned_turn == turn or 0 <= self.stunned_from <= turn <= self.stunned_turn
 
     @property
     def actions_left(self) -> int:

@@ -24,6 +24,12 @@ levels taken), e.g.::
 
 (the last three sentences are one line). Potence's automatic damage successes
 (VAMP-5) are not in the roll events; they are inferred from the levels taken.
+
+Names follow :mod:`vtm_sim.text.names`: a combatant's full name at its first mention
+("Jax, Brujah Neonate"), its short name after ("Jax"). Unlike the story, this log
+uses no pronouns: each line names whom it is about, to be found at a glance. A move
+says the yards run and the gap they leave ("moves 8 yards and closes to 2 yards of
+the Elder"); a stun, the turn it costs.
 """
 
 from __future__ import annotations
@@ -62,6 +68,7 @@ from vtm_sim.events import (
     TurnEvent,
 )
 from vtm_sim.text.dicewords import plural, roll_text
+from vtm_sim.text.names import Cast, cast_of
 
 __all__ = ["narrate", "plural", "roll_text"]
 
@@ -143,6 +150,9 @@ _STATUS_TEXT = {
 }
 
 
+_SAME_GAP = 0.05  # yards: a move that changes the gap by less neither closes nor opens it
+
+
 def _yards(y: float) -> str:
     v = round(float(y), 1)
     text = str(int(v)) if v == int(v) else f"{v:g}"
@@ -156,7 +166,6 @@ def _thing(name: str | None) -> str:
 
 @dataclass
 class _Who:
-    name: str
     side: int
     kind: str
     x: float
@@ -170,6 +179,7 @@ class _Narrator:
     """Reads events one by one; a few pieces of context make full sentences."""
 
     people: list[_Who] = field(default_factory=list)
+    cast: Cast = field(default_factory=Cast)
     lines: list[str] = field(default_factory=list)
     turn: int = 0
     totals: dict[int, int] = field(default_factory=dict)  # initiative this turn
@@ -187,17 +197,13 @@ class _Narrator:
     damage_at: int = -1  # index of the damage dice in ``hit``
     soak_roll: RollEvent | None = None
     shares: dict[int, int] = field(default_factory=dict)  # RNG-6: each target's share
+    out: set[int] = field(default_factory=set)  # out of the fight (down, dead, escaped)
 
     # --- names ------------------------------------------------------------
     def name(self, who: Any, start: bool = False) -> str:
-        """A combatant's name; a leading 'The' is lowercased inside a sentence."""
-        try:
-            n = self.people[int(who)].name
-        except (IndexError, TypeError, ValueError):
-            n = f"combatant {who}"
-        if not start and n.startswith("The "):
-            return "the " + n[4:]
-        return n
+        """A mention of a combatant (:mod:`vtm_sim.text.names`): its full name the first
+        time, its short name after; a leading 'The' is lowercased inside a sentence."""
+        return self.cast.ref(who, start)
 
     def setup(self, combatants: Sequence[Mapping[str, Any]],
               state: Mapping[str, Any] | None) -> None:
@@ -205,17 +211,11 @@ class _Narrator:
         if isinstance(state, dict):  # a log begun from a saved state (Battle.from_state)
             raw = [{**c, "sheet": sheet} for sheet, c in
                    zip(state.get("sheets") or [], state.get("combatants") or [], strict=False)]
-        names = [
-            str((c.get("sheet") or {}).get("name", f"combatant {i}")) for i, c in enumerate(raw)
-        ]
+        self.cast.people = cast_of([c.get("sheet") or {} for c in raw])
         for i, c in enumerate(raw):
             sheet = c.get("sheet") or {}
-            name = names[i]
-            if names.count(name) > 1:  # two Street Thugs: Street Thug 1, Street Thug 2
-                name = f"{name} {names[: i + 1].count(name)}"
             self.people.append(
                 _Who(
-                    name,
                     int(c.get("side", i)),
                     str(sheet.get("kind", "mortal")),
                     float(c.get("x", 0.0)),
@@ -233,7 +233,7 @@ class _Narrator:
         return float(((p.x - q.x) ** 2 + (p.y - q.y) ** 2) ** 0.5)
 
     def say(self, line: str) -> None:
-        self.lines.append(line)
+        self.lines.append(self.cast.resolve(line))
 
     # --- the outcome line of an attack ------------------------------------------
     def flush_hit(self) -> None:
@@ -309,14 +309,15 @@ class _Narrator:
                   state: Mapping[str, Any] | None, standing: Mapping[str, Any] | None) -> None:
         """Who faces whom (or the sides), and who starts prone or blinded."""
         self.setup(combatants, state)
-        sides: dict[int, list[str]] = {}
+        sides: dict[int, list[int]] = {}
         for i, p in enumerate(self.people):
-            sides.setdefault(p.side, []).append(self.name(i, True))
+            sides.setdefault(p.side, []).append(i)
         if len(self.people) == 2 and len(sides) == 2:
             d = self.distance(0, 1) or 0.0
             self.say(f"{self.name(0, True)} faces {self.name(1)}, {_yards(d)} apart.")
         else:
-            self.say(" ".join(f"Side {s}: {_join(names)}." for s, names in sorted(sides.items())))
+            self.say(" ".join(f"Side {s}: {self.cast.join(ids, True)}."
+                              for s, ids in sorted(sides.items())))
         for i, c in enumerate(combatants or []):
             state_words = [w for w in ("prone", "blinded") if isinstance(c, dict) and c.get(w)]
             if state_words:
@@ -389,30 +390,45 @@ class _Narrator:
         self.say(", ".join(parts[:-1]) + (" and " if len(parts) > 1 else "") + parts[-1] + ".")
 
     def on_move(self, ev: MoveEvent) -> None:
+        """The yards run and the gap they leave: closed, opened or kept."""
         who = ev.who
         to = ev.to
         if 0 <= who < len(self.people):
             self.people[who].x, self.people[who].y = float(to[0]), float(to[1])
         act = self.last_act.get(who)
-        target = act.target if act is not None else None
         kind = act.kind if act is not None else None
+        other = self.reference(who, act.target if act is not None else None)
         yards = _yards(ev.yards)
         n = self.name(who, True)
-        if target is None:
-            self.say(f"{n} runs {yards} away." if kind is ActionKind.FLEE
-                     else f"{n} moves {yards}.")
+        runs = "runs" if kind in (ActionKind.FLEE, ActionKind.PURSUE) else "moves"
+        if other is None:
+            self.say(f"{n} {runs} {yards}.")
             return
-        d = self.distance(who, target)
-        apart = f" ({_yards(d)} apart)" if d is not None else ""
-        t = self.name(target)
-        if kind is ActionKind.ATTACK:
-            self.say(f"{n} closes {yards} on {t}{apart}.")
+        q = self.people[other]
+        before = ((q.x - ev.from_[0]) ** 2 + (q.y - ev.from_[1]) ** 2) ** 0.5
+        after = self.distance(who, other) or 0.0
+        gap, t = _yards(after), self.name(other)
+        if kind is ActionKind.FLEE:
+            self.say(f"{n} runs {yards} away, now {gap} from {t}.")
         elif kind is ActionKind.PURSUE:
-            self.say(f"{n} runs {yards} after {t}{apart}.")
-        elif act is not None and act.away:
-            self.say(f"{n} falls back {yards} from {t}{apart}.")
+            self.say(f"{n} runs {yards} after {t}, now {gap} behind.")
+        elif after < before - _SAME_GAP:
+            self.say(f"{n} {runs} {yards} and closes to {gap} of {t}.")
+        elif after > before + _SAME_GAP:
+            self.say(f"{n} {runs} {yards} and backs off to {gap} from {t}.")
         else:
-            self.say(f"{n} moves {yards} toward {t}{apart}.")
+            self.say(f"{n} {runs} {yards}, still {gap} from {t}.")
+
+    def reference(self, who: int, target: int | None) -> int | None:
+        """Whom a move's gap is told from: the action's target, else the nearest enemy
+        still in the fight."""
+        if isinstance(target, int) and target != who and 0 <= target < len(self.people):
+            return target
+        if not 0 <= who < len(self.people):
+            return None
+        side = self.people[who].side
+        foes = [i for i, q in enumerate(self.people) if q.side != side and i not in self.out]
+        return min(foes, key=lambda i: self.distance(who, i) or 0.0) if foes else None
 
     def on_attack(self, ev: AttackEvent) -> None:
         self.flush_attack()
@@ -599,6 +615,10 @@ class _Narrator:
     def on_status(self, ev: StatusEvent) -> None:
         who = ev.who
         status = ev.status.value
+        if status == "active":
+            self.out.discard(who)
+        else:
+            self.out.add(who)
         n = self.name(who, True)
         if status == "dead":
             p = self.person(who)
@@ -664,8 +684,7 @@ class _Narrator:
         """RNG-6: who is in the area and each one's share of the successes."""
         targets = [t for t in data.get("targets") or [] if isinstance(t, int)]
         shares = [int(x) for x in data.get("shares") or []]
-        names = [self.name(t) for t in targets]
-        line = f"{n} sprays fire across {_join(names) if names else 'the enemy'}"
+        line = f"{n} sprays fire across {self.cast.join(targets) if targets else 'the enemy'}"
         if len(shares) == len(targets) == 1:
             line += f", alone in the area: half the successes ({shares[0]})"
         elif shares and len(shares) == len(targets):
@@ -724,6 +743,7 @@ class _Narrator:
         self.say(f"{self.name(ev.who, True)} catches {self.name(ev.quarry)}{how}.")
 
     def on_escaped(self, ev: EscapeEvent) -> None:
+        self.out.add(ev.who)
         why = "nobody gives chase" if ev.reason == "unpursued" else "outruns the pursuit"
         self.say(f"{self.name(ev.who, True)} escapes ({why}) and is out of the fight.")
 
@@ -747,8 +767,8 @@ class _Narrator:
         after = f"after {plural(ev.turns, 'turn')}"
         winner = ev.winner
         if winner is not None:
-            names = [p.name for p in self.people if p.side == winner]
-            who = _join(names) if names else "nobody"
+            ids = [i for i, p in enumerate(self.people) if p.side == winner]
+            who = self.cast.join(ids, True) if ids else "nobody"
             self.say(f"The battle ends {after}: side {winner} ({who}) wins.")
         elif ev.reason == "turn limit":
             self.say(f"The battle ends undecided {after}: the turn limit is reached.")

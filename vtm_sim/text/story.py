@@ -8,6 +8,12 @@ Built from the events alone, like the dice log, so a saved log can be told
 again: each event goes to the handler of its class (:data:`_HANDLERS`), which
 reads the typed event's attributes. Each attack becomes one sentence once its
 outcome is known.
+
+Names follow :mod:`vtm_sim.text.names`: the full name at a combatant's first mention,
+the short one after, and a pronoun for the subject of consecutive sentences when
+nobody else was named in between ("Jax spends blood to heal 2 levels. He closes to 2
+yards of the goon."). A move says the gap it leaves and whether it closed or opened
+it; a stun says which turn it costs.
 """
 
 from __future__ import annotations
@@ -16,6 +22,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Final
 
+from vtm_sim.core.choices import Action, ActionKind, DecisionKind
 from vtm_sim.events import (
     AbortEvent,
     ActionEvent,
@@ -26,6 +33,7 @@ from vtm_sim.events import (
     CaughtEvent,
     ChaseEvent,
     DamageEvent,
+    DecideEvent,
     DefenseEvent,
     EndEvent,
     EscapeEvent,
@@ -36,11 +44,13 @@ from vtm_sim.events import (
     MishapEvent,
     MissEvent,
     MoveEvent,
+    OrderEvent,
     StatusEvent,
     StunEvent,
     TurnEvent,
 )
-from vtm_sim.text.narration import _join, _thing, _yards, plural
+from vtm_sim.text.names import PRONOUNS, Cast, cast_of
+from vtm_sim.text.narration import _thing, _yards, plural
 
 COVER_WORDS = {1: "light", 2: "good", 3: "superior"}
 FIREARM_WORDS = {"single_shot": "fires at", "burst": "fires a burst at",
@@ -53,12 +63,12 @@ CLOSE_WORDS = {
 }
 CALLED_WORDS = {"medium": "a limb", "small": "the head", "tiny": "a vital spot"}
 MIN_TOLD_YARDS = 0.5
+SAME_GAP_YARDS = 0.05  # a move that changes the gap by less neither closes nor opens it
 QUIET = frozenset({"pass", "ambush", "spray", "drink"})  # told elsewhere, or not worth a line
 
 
 @dataclass(slots=True)
 class _Who:
-    name: str
     side: int
     x: float
     y: float
@@ -85,21 +95,34 @@ class _Blow:
 class Teller:
     def __init__(self) -> None:
         self.people: list[_Who] = []
+        self.cast = Cast(pronouns=True)
         self.cover: list[tuple[str, float, float, float, int]] = []
         self.lines: list[str] = []
         self.blow: _Blow | None = None
         self.turn = 0
         self.sides: dict[int, str] = {}
+        self.acts: dict[int, Action] = {}  # each combatant's action being carried out
+        self.stunned: dict[int, int] = {}  # who -> the turn a stun costs (DMG-6)
 
     # --- helpers --------------------------------------------------------------
     def name(self, i: Any) -> str:
-        try:
-            return self.people[int(i)].name
-        except (IndexError, TypeError, ValueError):
-            return f"combatant {i}"
+        """A mention of ``i`` (its full name the first time, then its short name)."""
+        return self.cast.ref(i)
+
+    def subject(self, i: Any, verb: str) -> str:
+        """``i`` opening a sentence with its verb: a pronoun where unambiguous."""
+        return self.cast.subject(i, verb)
 
     def say(self, text: str) -> None:
-        self.lines.append(text[0].upper() + text[1:])
+        line = self.cast.resolve(text)
+        self.lines.append(line[0].upper() + line[1:])
+
+    def later(self, text: str) -> None:
+        """A sentence that follows the attack being told (or stands alone)."""
+        if self.blow is not None:
+            self.blow.after.append(text)
+        else:
+            self.say(text)
 
     def cover_of(self, i: int, against: int) -> tuple[str, int] | None:
         """The cover zone ``i`` stands in that ``against`` is not in (RNG-1)."""
@@ -119,13 +142,9 @@ class Teller:
         if isinstance(state, dict):
             raw = [{**c, "sheet": sh} for sh, c in
                    zip(state.get("sheets") or [], state.get("combatants") or [], strict=False)]
-        names = [str((c.get("sheet") or {}).get("name", f"combatant {i}"))
-                 for i, c in enumerate(raw)]
+        self.cast.people = cast_of([c.get("sheet") or {} for c in raw])
         for i, c in enumerate(raw):
-            n = names[i]
-            if names.count(n) > 1:
-                n = f"{n} {names[: i + 1].count(n)}"
-            self.people.append(_Who(n, int(c.get("side", i)), float(c.get("x", 0.0)),
+            self.people.append(_Who(int(c.get("side", i)), float(c.get("x", 0.0)),
                                     float(c.get("y", 0.0)), prone=bool(c.get("prone"))))
         fld = ev.field or (state.get("field") if isinstance(state, dict) else None) or {}
         self.cover = [(str(n), float(x), float(y), float(r), int(lv))
@@ -133,18 +152,18 @@ class Teller:
         if len(self.people) == 2 and self.people[0].side != self.people[1].side:
             a, b = self.people
             d = ((a.x - b.x) ** 2 + (a.y - b.y) ** 2) ** 0.5
-            self.say(f"{a.name} and {b.name} face each other, {_yards(d)} apart.")
+            self.say(f"{self.name(0)} and {self.name(1)} face each other, {_yards(d)} apart.")
         else:
-            sides: dict[int, list[str]] = {}
-            for p in self.people:
-                sides.setdefault(p.side, []).append(p.name)
-            self.say(" against ".join(_join(v) for _, v in sorted(sides.items())) + ".")
+            sides: dict[int, list[int]] = {}
+            for i, p in enumerate(self.people):
+                sides.setdefault(p.side, []).append(i)
+            self.say(" against ".join(self.cast.join(v) for _, v in sorted(sides.items())) + ".")
         if fld.get("lighting") == "dark":
             self.say("It is pitch dark.")
         for name, _x, _y, _r, _level in self.cover:
-            inside = [p.name for p in self.people if self._in(p, name)]
+            inside = [i for i, p in enumerate(self.people) if self._in(p, name)]
             if inside:
-                self.say(f"{_join(inside)} {'is' if len(inside) == 1 else 'are'} "
+                self.say(f"{self.cast.join(inside)} {'is' if len(inside) == 1 else 'are'} "
                          f"behind the {name}.")
 
     def _in(self, p: _Who, zone: str) -> bool:
@@ -156,26 +175,62 @@ class Teller:
     def on_turn(self, ev: TurnEvent) -> None:
         self.flush()
         self.turn = ev.turn
+        self.acts = {}
         self.say(f"Turn {self.turn}.")
+
+    def on_order(self, ev: OrderEvent) -> None:
+        """CPX-2: who sits this turn out, stunned the turn before (DMG-6)."""
+        for who, lost in sorted(self.stunned.items()):
+            if lost == self.turn and who in ev.order and self.people[who].active:
+                self.say(self.subject(who, "is still dazed and ^sits out this turn") + ".")
+
+    def on_decide(self, ev: DecideEvent) -> None:
+        if ev.kind is DecisionKind.ACT and isinstance(ev.choice, Action):
+            self.acts[ev.who] = ev.choice
 
     def on_move(self, ev: MoveEvent) -> None:
         self.flush()
         who = ev.who
         p = self.people[who]
-        to = ev.to
         fx, fy = p.x, p.y
-        p.x, p.y = float(to[0]), float(to[1])
+        p.x, p.y = float(ev.to[0]), float(ev.to[1])
         if float(ev.yards) < MIN_TOLD_YARDS:
             return  # a shuffle into reach is not worth a sentence
-        foes = [q for q in self.people if q.side != p.side and q.active]
-        if foes:
-            near = min(foes, key=lambda q: (q.x - p.x) ** 2 + (q.y - p.y) ** 2)
-            before = ((near.x - fx) ** 2 + (near.y - fy) ** 2) ** 0.5
-            after = ((near.x - p.x) ** 2 + (near.y - p.y) ** 2) ** 0.5
-            way = f"closes in on {near.name}" if after < before else f"backs away from {near.name}"
+        act = self.acts.get(who)
+        kind = act.kind if act is not None else None
+        other = self.reference(who, act)
+        yards = _yards(float(ev.yards))
+        if other is None:
+            verb = "runs" if kind in (ActionKind.FLEE, ActionKind.PURSUE) else "moves"
+            self.say(self.subject(who, f"{verb} {yards}") + ".")
+            return
+        q = self.people[other]
+        before = ((q.x - fx) ** 2 + (q.y - fy) ** 2) ** 0.5
+        after = ((q.x - p.x) ** 2 + (q.y - p.y) ** 2) ** 0.5
+        gap, them = _yards(after), self.name(other)
+        if kind is ActionKind.FLEE:
+            self.say(self.subject(who, f"runs {yards}, now {gap} from") + f" {them}.")
+        elif kind is ActionKind.PURSUE:
+            self.say(self.subject(who, f"runs {yards} after") + f" {them}, now {gap} behind.")
+        elif after < before - SAME_GAP_YARDS:
+            self.say(self.subject(who, f"closes to {gap} of") + f" {them}.")
+        elif after > before + SAME_GAP_YARDS:
+            self.say(self.subject(who, f"backs off to {gap} from") + f" {them}.")
         else:
-            way = "moves"
-        self.say(f"{p.name} {way} ({_yards(float(ev.yards))}).")
+            self.say(self.subject(who, f"moves {yards}, still {gap} from") + f" {them}.")
+
+    def reference(self, who: int, act: Action | None) -> int | None:
+        """Whom a move's distance is told from: the target of the action, else the
+        nearest enemy still in the fight (after the move)."""
+        target = act.target if act is not None else None
+        if isinstance(target, int) and target != who and 0 <= target < len(self.people):
+            return target
+        p = self.people[who]
+        foes = [i for i, q in enumerate(self.people) if q.side != p.side and q.active]
+        if not foes:
+            return None
+        return min(foes, key=lambda i: (self.people[i].x - p.x) ** 2
+                   + (self.people[i].y - p.y) ** 2)
 
     def on_attack(self, ev: AttackEvent) -> None:
         self.flush()
@@ -188,7 +243,8 @@ class Teller:
 
     def on_abort(self, ev: AbortEvent) -> None:
         if not ev.ok:
-            self.say(f"{self.name(ev.who)} tries to abandon what it planned, but can't.")
+            self.say(self.subject(ev.who, "tries") + f" to abandon "
+                     f"{self.cast.possessive(ev.who)} plan, but cannot.")
 
     def on_miss(self, ev: MissEvent) -> None:
         b = self.blow
@@ -217,127 +273,115 @@ class Teller:
             return
         if levels:
             self.flush()
-            self.say(f"{self.name(ev.who)} takes {plural(levels, 'level')} of "
-                     f"{ev.type.value} damage ({ev.level}).")
+            self.say(self.subject(ev.who, f"takes {plural(levels, 'level')} of "
+                                          f"{ev.type.value} damage ({ev.level})") + ".")
 
     def on_stun(self, ev: StunEvent) -> None:
-        text = f"{self.name(ev.who)} is stunned and loses the next turn."
-        if self.blow is not None:
-            self.blow.after.append(text)
-        else:
-            self.say(text)
+        """DMG-6: the stun costs the next turn, not the rest of this one: say which."""
+        self.stunned[ev.who] = ev.turn
+        self.later(self.subject(ev.who, f"is stunned and will lose turn {ev.turn}") + ".")
 
     def on_status(self, ev: StatusEvent) -> None:
         who = ev.who
         status = ev.status.value
         self.people[who].active = status == "active"
-        words = {"incapacitated": "goes down and stays down", "torpor": "falls into torpor",
-                 "dead": "is dead", "active": "is back on their feet"}
-        text = f"{self.name(who)} {words.get(status, status)}."
-        if self.blow is not None:
-            self.blow.after.append(text)
-        else:
-            self.say(text)
+        words = {"incapacitated": "goes down and ^stays down", "torpor": "falls into torpor",
+                 "dead": "is dead",
+                 "active": f"is back on {self.cast.possessive(who)} feet"}
+        self.later(self.subject(who, words.get(status, f"is {status}")) + ".")
 
     def on_armor(self, ev: ArmorEvent) -> None:
-        text = f"{self.name(ev.who)}'s armor is torn apart."
-        if self.blow is not None:
-            self.blow.after.append(text)
-        else:
-            self.say(text)
+        self.later(f"{self.name(ev.who)}'s armor is torn apart.")
 
     def on_ammo(self, ev: AmmoEvent) -> None:
         if ev.left == 0:
-            text = f"{self.name(ev.who)}'s {_thing(ev.weapon)} is empty."
-            if self.blow is not None:
-                self.blow.after.append(text)
-            else:
-                self.say(text)
+            self.later(f"{self.name(ev.who)}'s {_thing(ev.weapon)} is empty.")
 
     def on_mishap(self, ev: MishapEvent) -> None:
-        who, w = self.name(ev.who), _thing(ev.weapon)
+        who, w = ev.who, _thing(ev.weapon)
         effect = str(ev.effect)
+        me, act = self.name(who), self.subject
         words = {
-            "jam": f"{who}'s {w} jams.", "drop": f"{who} fumbles and drops the {w}.",
-            "break": f"{who}'s {w} breaks.", "off_balance": f"{who} stumbles, off balance.",
-            "fall": f"{who} slips and falls.", "self_damage": f"{who} hurts themself.",
-            "struck_by_opponent": f"{who} leaves an opening and is struck.",
-            "hit_ally": f"{who}'s attack goes astray.",
+            "jam": f"{me}'s {w} jams.", "drop": act(who, f"fumbles and ^drops the {w}") + ".",
+            "break": f"{me}'s {w} breaks.", "off_balance": act(who, "stumbles, off balance") + ".",
+            "fall": act(who, "slips and ^falls") + ".",
+            "self_damage": act(who, f"hurts {self.cast.reflexive(who)}") + ".",
+            "struck_by_opponent": act(who, "leaves an opening and ^is struck") + ".",
+            "hit_ally": f"{me}'s attack goes astray.",
         }
-        text = words.get(effect, f"{who} botches badly ({effect}).")
+        text = words.get(effect) or act(who, f"botches badly ({effect})") + "."
         if self.blow is not None:
             self.blow.hit = False
-            self.blow.after.append(text)
-        else:
-            self.say(text)
+        self.later(text)
 
     def on_action(self, ev: ActionEvent) -> None:
         what = ev.action
         who = ev.who
         data = ev.data
-        me = self.name(who)
+        act = self.subject
+        own, oneself = self.cast.possessive(who), self.cast.reflexive(who)
         if what in QUIET:
             if what == "drink" and data.get("points"):
                 self.flush()
-                self.say(f"{me} drinks {plural(int(data['points']), 'point')} of blood from "
-                         f"{self.name(data.get('target'))}.")
+                self.say(act(who, f"drinks {plural(int(data['points']), 'point')} of blood "
+                                  "from") + f" {self.name(data.get('target'))}.")
             return
         if what in ("falls prone", "regains footing", "off balance", "disarmed", "staked"):
             text = {
-                "falls prone": f"{me} is knocked off their feet.",
-                "regains footing": f"{me} staggers but keeps their feet.",
-                "off balance": f"{me} is thrown off balance.",
-                "disarmed": f"{me}'s {_thing(data.get('weapon'))} goes flying.",
-                "staked": f"The stake finds {me}'s heart: {me} is paralysed.",
+                "falls prone": act(who, f"is knocked off {own} feet") + ".",
+                "regains footing": act(who, f"staggers but ^keeps {own} feet") + ".",
+                "off balance": act(who, "is thrown off balance") + ".",
+                "disarmed": f"{self.name(who)}'s {_thing(data.get('weapon'))} goes flying.",
+                "staked": f"The stake finds {self.name(who)}'s heart: "
+                          f"{self.cast.they(who, 'is')} paralysed.",
             }[what]
             if what == "falls prone":
                 self.people[who].prone = True
-            if self.blow is not None:
-                self.blow.after.append(text)
-            else:
-                self.say(text)
+            self.later(text)
             return
         self.flush()
         if what in ("clinch", "hold", "kiss"):
             target = self.name(data.get("target"))
-            words = {"clinch": f"{me} and {target} are locked in a clinch.",
-                     "hold": f"{me} pins {target}.",
-                     "kiss": f"{me} sinks into the Kiss on {target}."}
+            words = {"clinch": f"{self.name(who)} and {target} are locked in a clinch.",
+                     "hold": act(who, "pins") + f" {target}.",
+                     "kiss": act(who, "sinks into the Kiss on") + f" {target}."}
             self.say(words[what])
             return
         if what == "drop_prone":
             if self.people[who].active and not self.people[who].prone:
                 self.people[who].prone = True
-                self.say(f"{me} drops flat.")
+                self.say(act(who, "drops flat") + ".")
             return
         if what == "get_up":
             if data.get("ok", True):
                 self.people[who].prone = False
-                self.say(f"{me} gets back up.")
+                self.say(act(who, "gets back up") + ".")
             else:
-                self.say(f"{me} tries to get up and fails.")
+                self.say(act(who, "tries to get up and ^fails") + ".")
             return
         ok = data.get("ok", True)
+        target = self.name(data.get("target"))
         simple = {
-            "reload": f"{me} reloads." if ok else f"{me} fumbles the reload.",
-            "clear": f"{me} clears the jam." if ok else f"{me} can't clear it.",
-            "draw": f"{me} readies the {_thing(data.get('weapon'))}.",
-            "take_cover": f"{me} dives behind the {data.get('cover', 'cover')}.",
-            "dodge_to_cover": f"{me} throws themself behind the {data.get('cover', 'cover')}.",
-            "aim": f"{me} takes careful aim at {self.name(data.get('target'))}.",
-            "crush": f"{me} squeezes {self.name(data.get('target'))}.",
-            "release": f"{me} lets go.",
-            "break_free": (f"{me} breaks free." if data.get("ok")
-                           else f"{me} struggles but can't break free."),
+            "reload": act(who, "reloads" if ok else "fumbles the reload") + ".",
+            "clear": act(who, "clears the jam" if ok else "can't clear it") + ".",
+            "draw": act(who, f"readies the {_thing(data.get('weapon'))}") + ".",
+            "take_cover": act(who, f"dives behind the {data.get('cover', 'cover')}") + ".",
+            "dodge_to_cover": act(who, f"throws {oneself} behind the "
+                                       f"{data.get('cover', 'cover')}") + ".",
+            "aim": act(who, "takes careful aim at") + f" {target}.",
+            "crush": act(who, "squeezes") + f" {target}.",
+            "release": act(who, "lets go") + ".",
+            "break_free": act(who, "breaks free" if data.get("ok")
+                              else "struggles but can't break free") + ".",
         }
         if what == "blood":
             use = str(data.get("use"))
             pts = int(data.get("points", 0))
             if use == "heal":
                 healed = int(data.get("healed", 0))
-                self.say(f"{me} spends blood to heal {plural(healed, 'level')}.")
+                self.say(act(who, f"spends blood to heal {plural(healed, 'level')}") + ".")
             elif pts:
-                self.say(f"{me} spends {plural(pts, 'blood point')} on {use}.")
+                self.say(act(who, f"spends {plural(pts, 'blood point')} on {use}") + ".")
             return
         if what in simple:
             self.say(simple[what])
@@ -345,32 +389,31 @@ class Teller:
     # --- chases and jumps (MOVE-3, MOVE-4) ------------------------------------
     def on_flee(self, ev: FleeEvent) -> None:
         self.flush()
-        self.say(f"{self.name(ev.who)} turns and runs, {_yards(ev.lead)} ahead of the nearest "
-                 "enemy.")
+        self.say(self.subject(ev.who, f"turns and ^runs, {_yards(ev.lead)} ahead of the "
+                                      "nearest enemy") + ".")
 
     def on_chase(self, ev: ChaseEvent) -> None:
         self.flush()
         who, quarry = ev.who, ev.quarry
-        me = self.name(who)
         if ev.tired:
-            self.say(f"{me} is tiring.")
+            self.say(self.subject(who, "is tiring") + ".")
         if who == quarry:
             return  # the quarry's running is told by its moves and the pursuers' gains
-        q = self.name(quarry)
         if ev.total > ev.rival:
             return  # told as the catch
+        q, them = self.name(quarry), self.cast.object(quarry)
         if ev.added > 0:
-            self.say(f"{me} runs after {q} and gains on them.")
+            self.say(self.subject(who, "runs after") + f" {q} and ^gains on {them}.")
         else:
-            self.say(f"{me} runs after {q} but loses ground.")
+            self.say(self.subject(who, "runs after") + f" {q} but ^loses ground.")
 
     def on_caught(self, ev: CaughtEvent) -> None:
         self.flush()
-        me, q = self.name(ev.who), self.name(ev.quarry)
         if ev.dead_end:
-            self.say(f"{q} runs into a dead end, and {me} is on them.")
+            self.say(self.subject(ev.quarry, "runs into a dead end") + f", and "
+                     f"{self.name(ev.who)} is on {self.cast.object(ev.quarry)}.")
         else:
-            self.say(f"{me} catches up with {q}.")
+            self.say(self.subject(ev.who, "catches up with") + f" {self.name(ev.quarry)}.")
 
     def on_escaped(self, ev: EscapeEvent) -> None:
         self.flush()
@@ -379,21 +422,22 @@ class Teller:
         if ev.reason == "unpursued":
             self.say(f"Nobody gives chase: {self.name(who)} gets away.")
         else:
-            self.say(f"{self.name(who)} outruns them all and gets away.")
+            self.say(self.subject(who, "outruns them all and ^gets away") + ".")
 
     def on_jump(self, ev: JumpEvent) -> None:
         self.flush()
-        me = self.name(ev.who)
+        who = ev.who
         what = ev.obstacle
         if ev.detour:
-            self.say(f"{me} goes around the {what}.")
+            self.say(self.subject(who, f"goes around the {what}") + ".")
         elif ev.ok:
-            self.say(f"{me} leaps the {what}.")
+            self.say(self.subject(who, f"leaps the {what}") + ".")
         elif ev.prone:
-            self.people[ev.who].prone = True
-            self.say(f"{me} comes up short at the {what} and falls.")
+            self.people[who].prone = True
+            self.say(self.subject(who, f"comes up short at the {what} and ^falls") + ".")
         else:
-            self.say(f"{me} comes up short at the {what} but lands on their feet.")
+            self.say(self.subject(who, f"comes up short at the {what} but ^lands on "
+                                       f"{self.cast.possessive(who)} feet") + ".")
 
     def on_end(self, ev: EndEvent) -> None:
         self.flush()
@@ -404,10 +448,11 @@ class Teller:
         elif winner is None:
             self.say(f"After {plural(turns, 'turn')} nobody is left standing.")
         else:
-            names = [p.name for p in self.people if p.side == winner and p.active]
-            names = names or [p.name for p in self.people if p.side == winner]
-            verb = "wins" if len(names) == 1 else "win"
-            self.say(f"{_join(names)} {verb} after {plural(turns, 'turn')}.")
+            ids = [i for i, p in enumerate(self.people) if p.side == winner and p.active]
+            ids = ids or [i for i, p in enumerate(self.people) if p.side == winner]
+            verb = "wins" if len(ids) == 1 else "win"
+            self.say(f"{self.cast.join(ids)} {verb} after "
+                     f"{plural(turns, 'turn')}.")
 
     # --- one attack, one sentence ---------------------------------------------
     def flush(self) -> None:
@@ -420,25 +465,25 @@ class Teller:
             self.say(text)
 
     def sentence(self, b: _Blow) -> str:
-        me, them = self.name(b.who), self.name(b.target)
+        them = self.name(b.target)
         w = _thing(b.weapon) if b.weapon and b.weapon != "unarmed" else None
         if b.maneuver in FIREARM_WORDS:
-            verb = f"{FIREARM_WORDS[b.maneuver]} {them}"
+            verb = FIREARM_WORDS[b.maneuver]
             if b.maneuver in ("single_shot",) and w and ("bow" in w or "crossbow" in w):
-                verb = f"looses an arrow at {them}"
+                verb = "looses an arrow at"
         elif b.maneuver == "thrown":
-            verb = f"throws the {w or 'weapon'} at {them}"
+            verb = f"throws the {w or 'weapon'} at"
         elif b.maneuver == "weapon_strike":
-            verb = f"swings the {w or 'weapon'} at {them}"
+            verb = f"swings the {w or 'weapon'} at"
         else:
-            verb = f"{CLOSE_WORDS.get(b.maneuver, 'attacks')} {them}"
-        text = f"{me} {verb}"
+            verb = CLOSE_WORDS.get(b.maneuver, "attacks")
+        text = f"{self.subject(b.who, verb)} {them}"
         if b.called:
             text += f", aiming for {CALLED_WORDS.get(b.called, 'a weak spot')}"
         mods = self.modifiers(b)
         if mods:
             text += f" ({mods})"
-        return text + self.outcome(b, them)
+        return text + self.outcome(b)
 
     def modifiers(self, b: _Blow) -> str:
         bits: list[str] = []
@@ -454,21 +499,27 @@ class Teller:
                 bits.append(f"shooting from behind the {mine[0]}")
         return "; ".join(bits)
 
-    @staticmethod
-    def outcome(b: _Blow, them: str) -> str:
+    def outcome(self, b: _Blow) -> str:
         if b.hit is False or b.hit is None:
             if b.defense in ("dodge", "block", "parry"):
                 verb = {"dodge": "dodges", "block": "blocks", "parry": "parries"}[b.defense]
-                return f", but {them} {verb} it."
-            return ", but misses."
+                return f", but {self.defender(b)} {verb} it."
+            return ", but ^misses."
         if b.maneuver in ("clinch", "hold", "kiss") and not b.levels:
             return "."
         if b.levels is None:
-            return " and connects."
+            return " and ^connects."
         if b.levels == 0:
-            return f" and connects, but {them} shrugs it off."
-        return (f" and it lands: {them} takes {plural(b.levels, 'level')} of {b.dtype} "
-                "damage.")
+            return " and ^connects, to no effect."
+        return f" and ^hits for {plural(b.levels, 'level')} of {b.dtype} damage."
+
+    def defender(self, b: _Blow) -> str:
+        """The target, named again in its own attack's sentence: a pronoun where the
+        attacker's cannot be confused with it ("Jax swings at Wren, but she dodges")."""
+        mine, theirs = self.cast.pronoun(b.who), self.cast.pronoun(b.target)
+        if mine != theirs and "they" not in (mine, theirs):
+            return PRONOUNS[theirs][0]
+        return self.name(b.target)
 
 
 # Each event class's handler, built once: the story dispatches on the event's class.
@@ -476,6 +527,8 @@ class Teller:
 _HANDLERS: Final[dict[type[Event], Callable[[Teller, Any], None]]] = {
     BattleEvent: Teller.on_battle,
     TurnEvent: Teller.on_turn,
+    OrderEvent: Teller.on_order,
+    DecideEvent: Teller.on_decide,
     MoveEvent: Teller.on_move,
     AttackEvent: Teller.on_attack,
     DefenseEvent: Teller.on_defense,
