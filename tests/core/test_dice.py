@@ -354,7 +354,7 @@ def test_DICE_9_preloaded_dice_hand_out_their_faces_then_their_own_generator() -
 
 
 def test_DICE_9_suggest_rollouts_roll_the_same_dice_for_every_option_and_worker() -> None:
-    from vtm_sim.analysis import advice
+    from vtm_sim.analysis import search as advice
 
     advice._FACES.clear()
     first = [advice.rollout_dice(11, k).faces(8) for k in range(130)]
