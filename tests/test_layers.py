@@ -32,6 +32,7 @@ LAYERS: tuple[str, ...] = (
     "vtm_sim.analysis",
     "vtm_sim.arena",
     "vtm_sim.regress",
+    "vtm_sim.table",
     "envs",
     "agents",
     "vtm_sim.cli",

@@ -19,17 +19,41 @@ decision and one transaction.
 
 from __future__ import annotations
 
+import hashlib
+import json
+import re
+import time
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-__all__ = ["PLAYERS", "DICE_MODES", "TableService", "default_db"]
+from vtm_sim.core.choices import Choice, DecisionKind, choice_from_json
+from vtm_sim.core.dice import RngDice
+from vtm_sim.core.names import Named, find_named
+from vtm_sim.errors import ConfigError, DiceError
+from vtm_sim.events import EventLog, InitiativeEvent, RollEvent
+from vtm_sim.events.log import dumps
+from vtm_sim.table.dice import TableDice
+from vtm_sim.table.errors import (
+    FacesNeeded,
+    TableCorrupt,
+    TableError,
+    VersionConflict,
+)
+from vtm_sim.table.store import Encounter, Step, Store
+
+if TYPE_CHECKING:
+    from vtm_sim.engine.battle import Battle
+
+__all__ = ["DICE_MODES", "PLAYERS", "TableService", "default_db"]
 
 PLAYERS = ("pc", "npc")  # who decides for a combatant: the Storyteller enters it, or an NPC
 # who enters dice: nobody (the tool rolls every die), the players (each pc's rolls are
 # entered), or everyone (every roll is entered)
 DICE_MODES = ("tool", "pcs", "all")
 DEFAULT_POLICY = "tactician"  # how an NPC with no policy of its own plays in ``auto``
+MAX_NAME = 80
 
 Faces = Sequence[int] | Sequence[Sequence[int]]  # one roll's faces, or one list per roll
 
@@ -37,7 +61,164 @@ Faces = Sequence[int] | Sequence[Sequence[int]]  # one roll's faces, or one list
 def default_db() -> Path:
     """The database used without ``--db``: ``tables.sqlite3`` in the user's data
     directory (``platformdirs.user_data_dir("vtm-sim")``), created when first used."""
-    raise NotImplementedError
+    from platformdirs import user_data_dir
+
+    return Path(user_data_dir("vtm-sim")) / "tables.sqlite3"
+
+
+def state_hash(battle: Battle) -> str:
+    """sha256 of the battle's state without its log (canonical JSON)."""
+    text = json.dumps(battle.to_state(log=False), sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def _events_text(log: EventLog, since: int) -> str:
+    return "".join(dumps(e.to_json()) + "\n" for e in log.events[since:])
+
+
+def _battle_from_start(text: str) -> Battle:
+    from vtm_sim.engine.battle import Battle
+
+    data = json.loads(text)
+    return Battle.from_state(data, dice=TableDice(RngDice.from_json(data["dice"])))
+
+
+def _rolls_of(battle: Battle, dice: TableDice) -> list[dict[str, Any]]:
+    """What each draw of the step was: whose roll, for what (from the event after it)."""
+    events = battle.log.events
+    names = _labels(battle)
+    out: list[dict[str, Any]] = []
+    last = -1
+    for d in dice.draws:
+        who, what = -1, "roll"
+        for i in range(max(d.at, 0), len(events)):
+            ev = events[i]
+            if isinstance(ev, RollEvent):
+                who, what = ev.who, ev.what
+            elif isinstance(ev, InitiativeEvent) and ev.die is not None:
+                who, what = ev.who, "initiative"
+            else:
+                continue
+            if i == last:
+                what += " (exploding 10s)"  # DICE-5: more dice for the same roll
+            last = i
+            break
+        out.append({"who": names[who] if who >= 0 else None, "who_id": who, "what": what,
+                    "dice": d.dice, "faces": list(d.faces), "entered": d.entered})
+    return out
+
+
+def _labels(battle: Battle) -> list[str]:
+    from vtm_sim.files.state_files import labels
+
+    return labels([c.name for c in battle.combatants])
+
+
+def _option_labels(battle: Battle) -> list[str]:
+    """The pending options in the Storyteller's words, made unique (``#2``...)."""
+    from vtm_sim.analysis.wording import describe
+
+    p = battle.pending
+    if p is None:
+        return []
+    words = [describe(battle, p.actor, o) for o in p.options]
+    seen: dict[str, int] = {}
+    for w in words:
+        seen[w] = seen.get(w, 0) + 1
+    k: dict[str, int] = {}
+    out = []
+    for w in words:
+        if seen[w] > 1:
+            k[w] = k.get(w, 0) + 1
+            out.append(f"{w} #{k[w]}")
+        else:
+            out.append(w)
+    return out
+
+
+def _slug(label: str) -> list[str]:
+    return re.findall(r"[a-z0-9]+", re.sub(r"\(.*?\)", " ", label.lower())) or ["option"]
+
+
+def short_names(labels: Sequence[str]) -> list[str]:
+    """A short name for each label: the fewest of its first words (lower case, joined by
+    ``-``) that no other label starts with; the whole slug when none are that short."""
+    slugs = [_slug(lb) for lb in labels]
+    out: list[str] = []
+    for i, sl in enumerate(slugs):
+        pick = sl
+        for n in range(1, len(sl) + 1):
+            head = sl[:n]
+            if not any(j != i and other[:n] == head for j, other in enumerate(slugs)):
+                pick = head
+                break
+        out.append("-".join(pick))
+    seen: dict[str, int] = {}
+    for i, s in enumerate(out):
+        if s in seen or out.count(s) > 1:
+            seen[s] = seen.get(s, 0) + 1
+            out[i] = f"{s}-{seen[s]}"
+    return out
+
+
+def _parse_rolls(faces: Faces | None) -> list[list[int]]:
+    """Entered faces as one list per roll, every face checked (1-10)."""
+    if faces is None:
+        return []
+    rolls: list[list[int]]
+    if all(isinstance(f, int) for f in faces):
+        rolls = [[int(f) for f in faces]]  # type: ignore[arg-type]
+    else:
+        rolls = []
+        for r in faces:
+            if isinstance(r, int | str | bytes):
+                raise TableError("faces: expected one list of faces per roll, or one list "
+                                 f"of faces (got {faces!r})")
+            rolls.append(list(r))
+    for k, r in enumerate(rolls, 1):
+        if not r:
+            raise TableError(f"faces: roll {k} has no faces")
+        for f in r:
+            if isinstance(f, bool) or not isinstance(f, int) or not 1 <= f <= 10:
+                raise TableError(f"faces: roll {k}: {f!r} is not a d10 face (expected 1-10)")
+    return rolls
+
+
+def parse_faces(text: str) -> list[list[int]]:
+    """``"8 7 3/10,2"`` -> ``[[8, 7, 3], [10, 2]]``: rolls split by ``/`` or ``;``, faces by
+    commas or spaces (``0`` stands for a 10, as dice show it)."""
+    rolls: list[list[int]] = []
+    for part in re.split(r"[/;]", text):
+        items = [t for t in re.split(r"[,\s]+", part.strip()) if t]
+        if not items:
+            raise TableError(f"--faces {text!r}: an empty roll (expected faces such as "
+                             "8,7,3 and rolls split by /)")
+        try:
+            rolls.append([10 if t == "0" else int(t) for t in items])
+        except ValueError:
+            raise TableError(f"--faces {text!r}: expected d10 faces such as 8,7,3 (rolls "
+                             "split by /)") from None
+    return _parse_rolls(rolls)
+
+
+@dataclass(slots=True)
+class _Live:
+    """An encounter replayed: its battle at ``version``, kept while the database agrees."""
+
+    enc: Encounter
+    version: int
+    battle: Battle
+    lines: list[str]
+
+
+@dataclass(frozen=True, slots=True)
+class _Done:
+    """A step carried out on a copy, not stored yet."""
+
+    battle: Battle
+    step: Step
+    lines: list[str]  # the whole narration after it
+    narration: list[str]  # the lines it added
 
 
 class TableService:
@@ -56,11 +237,13 @@ class TableService:
     """
 
     def __init__(self, db: str | Path | None = None) -> None:
-        raise NotImplementedError
+        self.store = Store(default_db() if db is None else db)
+        self._live: dict[str, _Live] = {}
 
     def close(self) -> None:
         """Close the database (the service is not usable after)."""
-        raise NotImplementedError
+        self._live.clear()
+        self.store.close()
 
     def __enter__(self) -> TableService:
         return self
@@ -88,28 +271,73 @@ class TableService:
         Returns:
             :meth:`show` of the new encounter (version 0: at its first decision).
         """
-        raise NotImplementedError
+        from vtm_sim.files.names import find_combatant
 
-    def list(self) -> list[dict[str, Any]]:
+        _check_name(name)
+        if dice not in DICE_MODES:
+            raise TableError(f"--dice {dice!r}: expected one of {', '.join(DICE_MODES)}")
+        given = (scenario is not None) + (state is not None) + bool(sheets or foes)
+        if given != 1:
+            raise TableError("table new: give exactly one of --scenario, --state, or stat "
+                             "blocks (--sheet and --foe)")
+        battle, source, goals = _start(scenario=scenario, state=state, sheets=sheets,
+                                       foes=foes, distance=distance, seed=seed)
+        for path in damage:
+            _apply_damage(battle, path)
+        if not battle.log.events:  # not begun: the first initiative is rolled now
+            battle.begin()
+        players = ["npc"] * len(battle.combatants)
+        for written in pcs:
+            players[find_combatant(battle, written, "--pc")] = "pc"
+        start = json.dumps(battle.to_state(log=True), separators=(",", ":"))
+        again = _battle_from_start(start)  # what a replay starts from, exactly
+        settings = {"players": players, "policies": [None] * len(players), "dice": dice,
+                    "seed": seed, "goals": {str(k): v for k, v in goals.items()}}
+        self.store.create(name, source, start, state_hash(again), settings)
+        self._live.pop(name, None)
+        return self.show(name)
+
+    def tables(self) -> list[dict[str, Any]]:
         """Every encounter: ``name``, ``scenario``, ``turn``, ``version``, ``over``,
         ``pending`` (who decides, or null), ``created``, ``updated``; by name."""
-        raise NotImplementedError
+        out = []
+        for name in self.store.names():
+            live = self._open(name)
+            b = live.battle
+            p = b.pending
+            out.append({
+                "name": name, "scenario": live.enc.source.get("name"), "turn": b.turn,
+                "version": live.version, "over": p is None,
+                "pending": None if p is None else {
+                    "actor": _labels(b)[p.actor], "decision": p.kind.value},
+                "created": _iso(live.enc.created), "updated": _iso(live.enc.updated)})
+        return out
 
     def delete(self, name: str) -> None:
         """Remove an encounter and its steps."""
-        raise NotImplementedError
+        self.store.delete(name)
+        self._live.pop(name, None)
 
     def fork(self, name: str, new: str, *, at: int | None = None) -> dict[str, Any]:
         """A "what if" copy of ``name`` under the name ``new``: the same start, the steps up
         to ``at`` (default: all), the same settings; the two go on apart. Returns its
         :meth:`show`."""
-        raise NotImplementedError
+        _check_name(new)
+        live = self._open(name)
+        upto = live.version if at is None else at
+        if not 0 <= upto <= live.version:
+            raise TableError(f"--at {upto}: expected a version from 0 to {live.version}")
+        enc = live.enc
+        source = {**enc.source, "forked_from": name, "forked_at": upto}
+        self.store.create(new, source, enc.start, enc.start_hash, enc.settings,
+                          self.store.steps(enc.id, upto))
+        return self.show(new)
 
     def export(self, name: str) -> dict[str, Any]:
         """The battle as it stands, as a machine-written state (``Battle.to_state``): write
         it as JSON and ``vtm-sim fight --state FILE`` (or ``load_state``) continues it with
         the encounter's own dice stream."""
-        raise NotImplementedError
+        return self._open(name).battle.to_state(log=True)
 
     # --- reading ------------------------------------------------------------------------
     def show(self, name: str) -> dict[str, Any]:
@@ -125,19 +353,24 @@ class TableService:
         ``willpower``, ``willpower_max``, ``weapons`` (rounds, in hand, jammed, lost),
         ``conditions``, ``at``) and ``narration`` (the fight so far, in lines).
         """
-        raise NotImplementedError
+        live = self._open(name)
+        return _show(live)
 
     def options(self, name: str) -> list[dict[str, Any]]:
         """The pending decision's legal options: ``index``, ``label`` (the Storyteller's
         words, unique), ``short`` (a short name to type) and ``choice`` (the engine's
         choice as JSON). Empty when the fight is over."""
-        raise NotImplementedError
+        return _options(self._open(name).battle)
 
     def steps(self, name: str) -> list[dict[str, Any]]:
         """The steps so far: ``version``, ``turn``, ``actor``, ``decision``, ``label``,
         ``by`` (``storyteller``, ``suggestion``, ``policy:NAME``) and ``rolls`` (each
         ``who``, ``what``, ``dice``, ``faces``, ``entered``)."""
-        raise NotImplementedError
+        live = self._open(name)
+        names = _labels(live.battle)
+        return [{"version": s.version, "turn": s.turn, "actor": names[s.actor],
+                 "decision": s.decision, "label": s.label, "by": s.by, "rolls": s.rolls}
+                for s in self.store.steps(live.enc.id)]
 
     def suggest(self, name: str, *, seconds: float | None = 2.0, rollouts: int | None = None,
                 policy: str = "auto", seed: int = 0) -> dict[str, Any]:
@@ -149,17 +382,51 @@ class TableService:
         (each ``index``, ``label``, ``reason``, ``value``), ``rollouts``, ``seconds``,
         and ``advice`` (the whole answer as ``vtm-sim suggest --json`` prints it).
         """
-        raise NotImplementedError
+        from vtm_sim.analysis.advice import advise
+        from vtm_sim.analysis.goals import make_goal
+        from vtm_sim.core.goals import GoalSpec
+
+        live = self._open(name)
+        b = live.battle
+        p = b.pending
+        if p is None:
+            raise TableError(f"table {name!r}: the fight is over: nothing to suggest")
+        written = live.enc.settings.get("goals", {}).get(str(p.actor), "win")
+        spec = GoalSpec.parse(written, f"goal of {_labels(b)[p.actor]}")
+        goal = make_goal(spec, b, p.actor, "goal")
+        advice = advise(b, p.actor, playout=_playout(policy, b, seed), policy_name=policy,
+                        goal=goal, goal_text=str(spec), seconds=seconds, rollouts=rollouts,
+                        seed=seed, kind=p.kind, workers=1)
+        labels = _option_labels(b)
+
+        def index(c: Choice) -> int:
+            return p.options.index(c)
+
+        rec = advice.recommended
+        return {
+            "actor": advice.npc, "decision": p.kind.value, "version": live.version,
+            "goal": advice.goal, "goal_words": advice.goal_words,
+            "index": index(rec.choice), "label": labels[index(rec.choice)],
+            "reason": rec.reason,
+            "ranked": [{"index": index(o.choice), "label": labels[index(o.choice)],
+                        "reason": o.reason, "value": round(o.value, 4),
+                        "tied_with_best": o.tied_with_best} for o in advice.options],
+            "rollouts": advice.rollouts, "seconds": round(advice.seconds, 3),
+            "advice": advice.to_json(),
+        }
 
     def verify(self, name: str) -> dict[str, Any]:
         """Replay the encounter from its start, as a fresh open does, and check every step
         (raises :class:`~vtm_sim.table.errors.TableCorrupt` on a difference). Returns
         ``version``, ``steps`` and ``log_sha256`` (the event log's hash)."""
-        raise NotImplementedError
+        self._live.pop(name, None)
+        live = self._open(name)
+        return {"version": live.version, "steps": live.version,
+                "log_sha256": live.battle.log.sha256()}
 
     def log(self, name: str) -> str:
         """The whole event log as JSONL (what ``vtm-sim replay`` reads)."""
-        raise NotImplementedError
+        return self._open(name).battle.log.jsonl()
 
     # --- changing ----------------------------------------------------------------------
     def choose(self, name: str, option: str | int, *, faces: Faces | None = None,
@@ -182,7 +449,13 @@ class TableService:
             ``step`` (``version``, ``label``, ``rolls``, ``narration``: the lines it
             added) and ``table`` (:meth:`show` after it).
         """
-        raise NotImplementedError
+        live = self._open(name)
+        self._check_version(live, version)
+        rolls = _parse_rolls(faces)
+        idx = _find_option(live.battle, option)
+        done = _step(live, idx, rolls, by, check=True)
+        self._commit(live, done)
+        return {"step": _step_json(done), "table": _show(live)}
 
     def auto(self, name: str, *, policy: str | None = None, version: int | None = None,
              max_steps: int = 1000) -> dict[str, Any]:
@@ -191,7 +464,42 @@ class TableService:
         per decision. Stops early, with ``stopped`` saying why, when a roll must be
         entered. Returns ``steps`` (each as :meth:`choose`'s ``step``), ``stopped`` and
         ``table``."""
-        raise NotImplementedError
+        from vtm_sim.policies.registry import make_policy, scenario_of
+
+        live = self._open(name)
+        self._check_version(live, version)
+        settings = live.enc.settings
+        made: dict[tuple[int, str], Any] = {}
+        out: list[dict[str, Any]] = []
+        stopped = ""
+        scenario = None
+        while len(out) < max_steps:
+            b = live.battle
+            p = b.pending
+            if p is None:
+                stopped = "the fight is over"
+                break
+            if settings["players"][p.actor] == "pc":
+                stopped = f"{_labels(b)[p.actor]} (a PC) must decide"
+                break
+            pname = settings["policies"][p.actor] or policy or DEFAULT_POLICY
+            key = (p.actor, pname)
+            if key not in made:
+                if scenario is None:
+                    scenario = scenario_of(b, str(live.enc.source.get("name") or name))
+                made[key] = make_policy(pname, scenario, p.actor, seed=live.version)
+            choice = made[key].choose(b, p)
+            idx = next(i for i, o in enumerate(p.options) if o is choice or o == choice)
+            try:
+                done = _step(live, idx, [], f"policy:{pname}", check=True)
+            except FacesNeeded as exc:
+                stopped = str(exc)
+                break
+            self._commit(live, done)
+            out.append(_step_json(done))
+        else:
+            stopped = f"{max_steps} steps played"
+        return {"steps": out, "stopped": stopped, "table": _show(live)}
 
     def set_player(self, name: str, combatant: str, player: str,
                    policy: str | None = None) -> dict[str, Any]:
@@ -199,15 +507,405 @@ class TableService:
         the policy it plays by in :meth:`auto` (a name of ``vtm-sim policies``; None: the
         one ``auto`` is given). A setting, not a step: undo leaves it. Returns
         :meth:`show`."""
-        raise NotImplementedError
+        from vtm_sim.files.names import find_combatant
+        from vtm_sim.policies.registry import maker, scenario_of
+
+        live = self._open(name)
+        if player not in PLAYERS:
+            raise TableError(f"player {player!r}: expected pc or npc")
+        cid = find_combatant(live.battle, combatant, "combatant")
+        if policy is not None:
+            if player == "pc":
+                raise TableError("--policy: a PC has no policy (the Storyteller decides)")
+            maker(policy, scenario_of(live.battle))  # a ConfigError for an unknown name
+        settings = dict(live.enc.settings)
+        settings["players"] = list(settings["players"])
+        settings["policies"] = list(settings["policies"])
+        settings["players"][cid] = player
+        settings["policies"][cid] = policy
+        self._settings(live, settings)
+        return _show(live)
 
     def set_dice(self, name: str, mode: str) -> dict[str, Any]:
         """Who enters dice from now on, one of :data:`DICE_MODES`. Returns :meth:`show`."""
-        raise NotImplementedError
+        live = self._open(name)
+        if mode not in DICE_MODES:
+            raise TableError(f"dice {mode!r}: expected one of {', '.join(DICE_MODES)}")
+        self._settings(live, {**live.enc.settings, "dice": mode})
+        return _show(live)
 
     def undo(self, name: str, *, to: int | None = None,
              version: int | None = None) -> dict[str, Any]:
         """Go back to version ``to`` (default: one step back), dropping the later steps;
         the dice the tool rolls from there are those it rolled then, so choosing the
         same again gives the same log, byte for byte. Returns :meth:`show`."""
-        raise NotImplementedError
+        live = self._open(name)
+        self._check_version(live, version)
+        target = live.version - 1 if to is None else to
+        if live.version == 0 and to is None:
+            raise TableError(f"table {name!r}: nothing to undo (no step taken yet)")
+        if not 0 <= target <= live.version:
+            raise TableError(f"undo --to {target}: expected a version from 0 to "
+                             f"{live.version}")
+        self.store.truncate(live.enc.id, name, live.version, target)
+        self._live.pop(name, None)
+        return self.show(name)
+
+    # --- the replayed battles -----------------------------------------------------------
+    def _open(self, name: str) -> _Live:
+        """The encounter at the database's version: the kept replay, or a new one."""
+        enc = self.store.encounter(name)
+        live = self._live.get(name)
+        if live is not None and live.enc.id == enc.id and live.version == enc.version:
+            live.enc = enc
+            return live
+        live = _replay(enc, self.store.steps(enc.id))
+        self._live[name] = live
+        return live
+
+    def _check_version(self, live: _Live, version: int | None) -> None:
+        if version is not None and version != live.version:
+            raise VersionConflict(
+                f"table {live.enc.name!r}: version {version} is stale, the table is at "
+                f"version {live.version} (someone else moved it on: look again)",
+                live.version)
+
+    def _commit(self, live: _Live, done: _Done) -> None:
+        try:
+            self.store.append(live.enc.id, live.enc.name, live.version, done.step)
+        except VersionConflict:
+            self._live.pop(live.enc.name, None)
+            raise
+        live.battle = done.battle
+        live.version = done.step.version
+        live.lines = done.lines
+
+    def _settings(self, live: _Live, settings: dict[str, Any]) -> None:
+        self.store.settings(live.enc.id, settings)
+        self._live.pop(live.enc.name, None)
+        fresh = self._open(live.enc.name)
+        live.enc, live.battle, live.version, live.lines = (
+            fresh.enc, fresh.battle, fresh.version, fresh.lines)
+
+
+# --- the steps --------------------------------------------------------------------------
+
+
+def _step(live: _Live, idx: int, rolls: list[list[int]], by: str, *, check: bool) -> _Done:
+    """Option ``idx`` of the pending decision taken in a copy of the live battle."""
+    from vtm_sim.text.narration import narrate
+
+    base = live.battle
+    p = base.pending
+    assert p is not None
+    label = _option_labels(base)[idx]
+    work = base.clone()
+    rng = work.dice.rng if isinstance(work.dice, TableDice) else None
+    assert rng is not None
+    dice = TableDice(rng, rolls, work.log)
+    work.dice = dice
+    n0 = len(work.log.events)
+    try:
+        work.choose(work.pending.options[idx] if work.pending else p.options[idx])
+    except DiceError as exc:  # (TableDice never raises; a dice source of a policy might)
+        raise TableError(f"faces: {exc}") from None
+    recorded = _rolls_of(work, dice)
+    if check:
+        _check_rolls(live, recorded, dice, rolls)
+    work.dice = TableDice(rng)
+    events = _events_text(work.log, n0)
+    lines = narrate(work.log.events)
+    step = Step(live.version + 1, base.turn, p.actor, p.kind.value,
+                p.options[idx].to_json(), label, by, rolls, recorded, events,
+                state_hash(work), time.time())
+    return _Done(work, step, lines, lines[len(live.lines):])
+
+
+def _check_rolls(live: _Live, recorded: list[dict[str, Any]], dice: TableDice,
+                 rolls: list[list[int]]) -> None:
+    """Entered faces that do not fit their rolls, and rolls that had to be entered."""
+
+    def what(k: int, r: dict[str, Any]) -> str:
+        who = f"{r['who']}'s " if r["who"] else ""
+        return f"roll {k + 1} of this step ({who}{r['what']}, {r['dice']} " \
+               f"{'die' if r['dice'] == 1 else 'dice'})"
+
+    for k, (d, r) in enumerate(zip(dice.draws, recorded, strict=True)):
+        if d.entered and len(d.given) != d.dice:
+            raise TableError(f"faces: {what(k, r)}: {len(d.given)} "
+                             f"{'face' if len(d.given) == 1 else 'faces'} given, "
+                             f"expected {d.dice}")
+    if dice.unused:
+        raise TableError(f"faces: {len(rolls)} rolls given, but this step made only "
+                         f"{len(dice.draws)} roll{'' if len(dice.draws) == 1 else 's'}"
+                         + (": " + "; ".join(what(k, r) for k, r in enumerate(recorded))
+                            if recorded else ""))
+    mode = live.enc.settings.get("dice", "tool")
+    if mode == "tool":
+        return
+    players = live.enc.settings["players"]
+    for k, (d, r) in enumerate(zip(dice.draws, recorded, strict=True)):
+        if d.entered:
+            continue
+        if mode == "all" or (r["who_id"] >= 0 and players[r["who_id"]] == "pc"):
+            raise FacesNeeded(
+                f"faces needed: {what(k, r)}: enter its {r['dice']} "
+                f"{'face' if r['dice'] == 1 else 'faces'} (rolls 1 to {k + 1} of this step, "
+                "split by /)",
+                {"index": k, "who": r["who"], "what": r["what"], "dice": r["dice"]})
+
+
+def _step_json(done: _Done) -> dict[str, Any]:
+    s = done.step
+    return {"version": s.version, "turn": s.turn, "actor": _labels(done.battle)[s.actor],
+            "decision": s.decision, "label": s.label, "by": s.by, "rolls": s.rolls,
+            "narration": done.narration}
+
+
+def _replay(enc: Encounter, steps: Sequence[Step]) -> _Live:
+    """The encounter rebuilt from its start, every step checked against what it stored."""
+    from vtm_sim.text.narration import narrate
+
+    try:
+        battle = _battle_from_start(enc.start)
+    except (ConfigError, KeyError, TypeError, ValueError) as exc:
+        raise TableCorrupt(f"table {enc.name!r}: its start does not load ({exc})") from None
+    if state_hash(battle) != enc.start_hash:
+        raise TableCorrupt(f"table {enc.name!r}: its start does not load as it was stored")
+    for s in steps:
+        p = battle.pending
+        if p is None or p.actor != s.actor or p.kind.value != s.decision:
+            raise TableCorrupt(f"table {enc.name!r}: step {s.version} ({s.label}) is not the "
+                               "decision the replay reaches")
+        choice = choice_from_json(DecisionKind(s.decision), s.choice)
+        if choice not in p.options:
+            raise TableCorrupt(f"table {enc.name!r}: step {s.version} ({s.label}): not a "
+                               "legal option in the replay")
+        rng = battle.dice.rng if isinstance(battle.dice, TableDice) else None
+        assert rng is not None
+        n0 = len(battle.log.events)
+        battle.dice = TableDice(rng, s.entered, battle.log)
+        battle.choose(choice)
+        battle.dice = TableDice(rng)
+        if _events_text(battle.log, n0) != s.events:
+            raise TableCorrupt(f"table {enc.name!r}: step {s.version} ({s.label}) replays "
+                               "to other events than it stored")
+    if steps and state_hash(battle) != steps[-1].state_hash:
+        raise TableCorrupt(f"table {enc.name!r}: the replay ends in another state than "
+                           f"version {steps[-1].version} stored")
+    return _Live(enc, len(steps), battle, narrate(battle.log.events))
+
+
+def _find_option(battle: Battle, option: str | int) -> int:
+    p = battle.pending
+    if p is None:
+        raise TableError("the fight is over: nothing to choose")
+    labels = _option_labels(battle)
+    n = len(labels)
+    text = str(option).strip()
+    if isinstance(option, int) or text.isdigit():
+        i = int(text)
+        if not 0 <= i < n:
+            raise TableError(f"option {i}: expected an index from 0 to {n - 1} or a label ("
+                             + "; ".join(f"{k}: {lb}" for k, lb in enumerate(labels)) + ")")
+        return i
+    shorts = short_names(labels)
+    try:
+        return find_named(text, [Named(lb, (sh,)) for lb, sh in zip(labels, shorts, strict=True)],
+                          "option", "option")
+    except ConfigError as exc:
+        raise TableError(f"{exc} (the options: " + "; ".join(
+            f"{k}: {lb}" for k, lb in enumerate(labels)) + ")") from None
+
+
+def _options(battle: Battle) -> list[dict[str, Any]]:
+    p = battle.pending
+    if p is None:
+        return []
+    labels = _option_labels(battle)
+    return [{"index": i, "label": lb, "short": sh, "choice": o.to_json()}
+            for i, (lb, sh, o) in enumerate(zip(labels, short_names(labels), p.options,
+                                                strict=True))]
+
+
+def _show(live: _Live) -> dict[str, Any]:
+    b = live.battle
+    settings = live.enc.settings
+    names = _labels(b)
+    p = b.pending
+    pending = None
+    if p is not None:
+        opts = _options(b)
+        pending = {"actor": names[p.actor], "actor_id": p.actor,
+                   "player": settings["players"][p.actor], "decision": p.kind.value,
+                   "options": [o["label"] for o in opts],
+                   "choices": [{k: o[k] for k in ("index", "label", "short")} for o in opts]}
+        if p.attacker is not None:
+            pending["attacker"] = names[p.attacker]
+    result = None
+    if p is None:
+        result = {"winner": None if b.winner is None else b.winner, "reason": b.end_reason}
+    return {
+        "name": live.enc.name, "scenario": live.enc.source.get("name"), "turn": b.turn,
+        "turn_limit": b.turn_limit, "version": live.version, "over": p is None,
+        "result": result, "dice": settings.get("dice", "tool"),
+        "initiative": [names[c.id] for c in b.order],
+        "pending": pending,
+        "combatants": [_combatant(b, c, names, settings) for c in b.combatants],
+        "narration": live.lines,
+    }
+
+
+def _combatant(b: Battle, c: Any, names: list[str], settings: dict[str, Any]) -> dict[str, Any]:
+    from vtm_sim.files.state_files import labels
+
+    h = c.health
+    wnames = labels([w.name for w in c.stats.weapons])
+    return {
+        "name": names[c.id], "id": c.id, "side": c.side,
+        "player": settings["players"][c.id], "policy": settings["policies"][c.id],
+        "kind": c.stats.kind.value,
+        "health": h.level_name, "status": h.status.value, "track": h.marks(),
+        "damage": {"bashing": h.bashing, "lethal": h.lethal, "aggravated": h.aggravated},
+        "penalty": h.penalty,
+        "blood": c.blood if c.stats.blood_pool else None,
+        "blood_pool": c.stats.blood_pool or None,
+        "willpower": c.willpower, "willpower_max": c.stats.willpower,
+        "weapons": [{"name": wn, "in_hand": i == c.wielding,
+                     "rounds": c.ammo[i] if w.magazine else None,
+                     "magazine": w.magazine or None, "jammed": c.jammed[i], "lost": c.lost[i]}
+                    for i, (wn, w) in enumerate(zip(wnames, c.stats.weapons, strict=True))],
+        "conditions": b._conditions(c),
+        "at": [round(c.x, 2), round(c.y, 2)],
+    }
+
+
+def _playout(name: str, battle: Battle, seed: int) -> Any:
+    """Who plays on in the simulated fights (as ``vtm-sim suggest --policy``)."""
+    import numpy as np
+
+    from vtm_sim.policies import registry
+    from vtm_sim.policies.planner import playout_for
+    from vtm_sim.policies.playouts import advice_playout
+
+    if name == "auto":
+        return advice_playout(len(battle.combatants))
+    if name == "planner":
+        return playout_for(len(battle.combatants))
+    make = registry.maker(name, registry.scenario_of(battle))
+    rng = np.random.default_rng([seed, 7])
+    return lambda cid: make(rng, cid)
+
+
+# --- starting ---------------------------------------------------------------------------
+
+
+def _check_name(name: str) -> None:
+    if not name or len(name) > MAX_NAME or not name.isprintable() or name != name.strip():
+        raise TableError(f"table name {name!r}: expected 1-{MAX_NAME} printable characters, "
+                         "no space at either end")
+
+
+def _iso(t: float) -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(t))
+
+
+def _read_text(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return ""
+
+
+def _seeded(seed: int) -> TableDice:
+    import numpy as np
+
+    return TableDice(RngDice(np.random.default_rng(seed)))
+
+
+def _start(*, scenario: str | None, state: str | Path | None, sheets: Sequence[str],
+           foes: Sequence[str], distance: float, seed: int
+           ) -> tuple[Battle, dict[str, Any], dict[int, str]]:
+    """The battle to start from (not begun where it can still be changed), how it was
+    given, and the goals it gives its combatants."""
+    from vtm_sim.engine.battle import Battle, Fighter
+
+    if scenario is not None:
+        from vtm_sim.files.scenarios import find_scenario, load_scenario
+
+        sc = load_scenario(scenario)
+        b = Battle(sc.fighters, dice=_seeded(seed), seed=seed, rules=sc.rules,
+                   turn_limit=sc.turn_limit, field=sc.field, ambush=sc.ambush,
+                   scenario=sc.name, start=False)
+        text = _read_text(find_scenario(scenario))
+        return b, {"kind": "scenario", "name": sc.name, "text": text}, dict(sc.goals)
+    if state is not None:
+        from vtm_sim.files.state_files import read_state
+
+        loaded = read_state(state, seed=seed)
+        b = loaded.battle
+        if not loaded.begun:
+            b.dice = _seeded(seed)
+        elif isinstance(b.dice, RngDice):
+            b.dice = TableDice(b.dice)
+        else:
+            b.dice = _seeded(seed)
+        name = loaded.scenario.name if loaded.scenario else Path(state).stem
+        return b, {"kind": "state", "name": name, "file": Path(state).name,
+                   "text": _read_text(Path(state))}, dict(loaded.goals or {})
+    from vtm_sim.data.stat_blocks import load_stat_block
+    from vtm_sim.data.tables import load_tables
+
+    if not sheets or not foes:
+        raise TableError("table new: stat blocks need both sides: --sheet (side 0) and "
+                         "--foe (side 1)")
+    if len(sheets) + len(foes) > 16:
+        raise TableError("table new: at most 16 combatants in a fight")
+    tables = load_tables()
+    fighters = [Fighter(load_stat_block(s, tables), 0, 0.0, 2.0 * i)
+                for i, s in enumerate(sheets)]
+    fighters += [Fighter(load_stat_block(s, tables), 1, float(distance), 2.0 * i)
+                 for i, s in enumerate(foes)]
+    b = Battle(fighters, dice=_seeded(seed), seed=seed, start=False)
+    return b, {"kind": "sheets", "name": "sheets", "sheets": list(sheets),
+               "foes": list(foes)}, {}
+
+
+def _apply_damage(battle: Battle, path: str | Path) -> None:
+    """A ``--damage-out`` file of ``vtm-sim import foundry``: its combatant's damage,
+    Willpower and blood, set before the fight begins."""
+    from vtm_sim.data.config import load_yaml
+    from vtm_sim.files.names import find_combatant
+
+    p = Path(path)
+    data = load_yaml(p)
+    if not isinstance(data, dict) or not isinstance(data.get("name"), str):
+        raise TableError(f"{p}: expected a mapping with name, damage, willpower, blood")
+    if battle.log.events:
+        raise TableError(f"{p}: --damage applies to a fight not begun (a scenario, stat "
+                         "blocks, or a hand-written state)")
+    unknown = set(data) - {"name", "damage", "willpower", "blood"}
+    if unknown:
+        raise TableError(f"{p}: {sorted(unknown)[0]}: unknown key (expected name, damage, "
+                         "willpower, blood)")
+    c = battle.combatants[find_combatant(battle, data["name"], f"{p}: name")]
+    dmg = data.get("damage") or {}
+    h = c.health
+    try:
+        b_, l_, a_ = (int(dmg.get(k, 0)) for k in ("bashing", "lethal", "aggravated"))
+    except (TypeError, ValueError, AttributeError):
+        raise TableError(f"{p}: damage: expected bashing, lethal, aggravated as whole "
+                         "numbers") from None
+    if min(b_, l_, a_) < 0 or b_ + l_ + a_ > h.size:
+        raise TableError(f"{p}: damage: {b_ + l_ + a_} boxes, the track holds {h.size}")
+    h.bashing, h.lethal, h.aggravated = b_, l_, a_
+    h.resync()
+    if b_ + l_ + a_ >= h.size:
+        raise TableError(f"{p}: damage: {c.name} would start incapacitated")
+    for key, top in (("willpower", c.stats.willpower), ("blood", c.stats.blood_pool)):
+        v = data.get(key)
+        if v is None:
+            continue
+        if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v <= top:
+            raise TableError(f"{p}: {key}: expected a whole number from 0 to {top} (got {v!r})")
+        setattr(c, key, v)
