@@ -137,7 +137,7 @@ def _option_labels(battle: Battle) -> list[str]:
 
 
 def _slug(label: str) -> list[str]:
-    return re.findall(r"[a-z0-9]+", re.sub(r"\(.*?\)", " ", label.lower())) or ["option"]
+    return re.findall(r"[a-z0-9]+", label.lower()) or ["option"]
 
 
 def short_names(labels: Sequence[str]) -> list[str]:
@@ -636,10 +636,11 @@ def _check_rolls(live: _Live, recorded: list[dict[str, Any]], dice: TableDice,
                              f"{'face' if len(d.given) == 1 else 'faces'} given, "
                              f"expected {d.dice}")
     if dice.unused:
-        raise TableError(f"faces: {len(rolls)} rolls given, but this step made only "
-                         f"{len(dice.draws)} roll{'' if len(dice.draws) == 1 else 's'}"
-                         + (": " + "; ".join(what(k, r) for k, r in enumerate(recorded))
-                            if recorded else ""))
+        made = (f"made only {len(dice.draws)} roll{'' if len(dice.draws) == 1 else 's'}: "
+                + "; ".join(what(k, r) for k, r in enumerate(recorded))
+                if recorded else "rolls no dice")
+        raise TableError(f"faces: {len(rolls)} roll{'' if len(rolls) == 1 else 's'} given, "
+                         f"but this step {made}")
     mode = live.enc.settings.get("dice", "tool")
     if mode == "tool":
         return
@@ -714,8 +715,13 @@ def _find_option(battle: Battle, option: str | int) -> int:
         return find_named(text, [Named(lb, (sh,)) for lb, sh in zip(labels, shorts, strict=True)],
                           "option", "option")
     except ConfigError as exc:
-        raise TableError(f"{exc} (the options: " + "; ".join(
-            f"{k}: {lb}" for k, lb in enumerate(labels)) + ")") from None
+        if "ambiguous" in str(exc):
+            raise TableError(str(exc)) from None
+        who = _labels(battle)[p.actor]
+        raise TableError(f"option {text!r}: not an option of {who}'s {p.kind.value} decision "
+                         f"(expected an index from 0 to {n - 1}, a label or a short name: "
+                         + "; ".join(f"{k} {sh}" for k, sh in enumerate(shorts)) + ")"
+                         ) from None
 
 
 def _options(battle: Battle) -> list[dict[str, Any]]:
