@@ -256,3 +256,28 @@ def test_faces_text_and_short_names() -> None:
     shorts = short_names(["Punch Bar Brawler", "Punch Bar Brawler (called shot)", "Flee"])
     assert shorts == ["punch-bar-brawler", "punch-bar-brawler-called", "flee"]
     assert len(set(short_names(["Do it", "Do it"]))) == 2
+
+
+def test_entered_faces_go_to_the_pcs_rolls_only(svc: TableService) -> None:
+    """With ``pcs``, the NPC's dodge in between is the tool's: the entered faces are the
+    PC's attack and damage, asked for one after the other."""
+    svc.set_dice("duel", "pcs")
+    attack_pending(svc, "duel")
+    svc.choose("duel", "Strike Bar Brawler with the knife")
+    rolls: list[list[int]] = []
+    asked = []
+    while True:
+        try:
+            out = svc.choose("duel", "Dodge, abandoning the declared action (spend 1 Willpower)",
+                             faces=rolls or None)
+            break
+        except FacesNeeded as exc:
+            asked.append((exc.roll["index"], exc.roll["what"]))
+            rolls = rolls[: exc.roll["index"]] + [[10] * exc.roll["dice"]]
+    assert asked[:2] == [(0, "attack"), (1, "damage")]
+    got = [(r["who"], r["what"], r["entered"]) for r in out["step"]["rolls"]]
+    assert got[:4] == [("Knife Fighter", "attack", True), ("Bar Brawler", "dodge", False),
+                       ("Knife Fighter", "damage", True), ("Bar Brawler", "soak", False)]
+    log = svc.log("duel")
+    assert svc.verify("duel")["version"] == out["step"]["version"]
+    assert svc.log("duel") == log

@@ -1,9 +1,10 @@
 """The dice of a table: faces entered for a step's rolls, else the encounter's seeded dice.
 
-A step hands :class:`TableDice` the faces the Storyteller entered, one list per roll
-in the order the rolls come; each call of :meth:`TableDice.faces` (one roll, or the
-extra dice of a specialty's exploding 10s, DICE-5) takes the next list, and once
-they are used up the seeded stream rolls. Entered faces never draw from the stream,
+A step hands :class:`TableDice` the faces the Storyteller entered, one list per roll,
+and the ``plan``: which of the step's calls for faces take them (each call of
+:meth:`TableDice.faces` is one roll, or the extra dice of a specialty's exploding 10s,
+DICE-5), in order; every other call rolls the seeded stream. Without a plan the
+entered lists go to the first calls. Entered faces never draw from the stream,
 so the tool's dice after a step are the same whatever was entered. Every call is
 kept (:attr:`TableDice.draws`): the service checks the counts once the step is done
 and records what each roll drew, so a replay is exact.
@@ -37,12 +38,13 @@ class Draw:
 class TableDice:
     """A :class:`~vtm_sim.core.dice.DiceSource`: the entered rolls first, then ``rng``."""
 
-    __slots__ = ("_entered", "_i", "_log", "draws", "rng")
+    __slots__ = ("_entered", "_i", "_log", "_plan", "draws", "rng")
 
     def __init__(self, rng: RngDice, entered: Sequence[Sequence[int]] = (),
-                 log: EventLog | None = None) -> None:
+                 log: EventLog | None = None, plan: Sequence[int] | None = None) -> None:
         self.rng = rng
         self._entered = [tuple(r) for r in entered]
+        self._plan = None if plan is None else frozenset(plan)
         self._i = 0
         self._log = log
         self.draws: list[Draw] = []
@@ -54,7 +56,8 @@ class TableDice:
 
     def faces(self, n: int) -> list[int]:
         at = len(self._log.events) if self._log is not None else -1
-        if self._i < len(self._entered):
+        k = len(self.draws)
+        if self._i < len(self._entered) and (self._plan is None or k in self._plan):
             given = self._entered[self._i]
             self._i += 1
             # a wrong count is reported once the step is done (the service discards it):

@@ -40,9 +40,10 @@ class FacesNeeded(TableError):
     """A roll of the step must be entered (the table's dice setting) and was not.
 
     Attributes:
-        roll: the roll asked for, as JSON: ``index`` (0 for the step's first roll),
-            ``who`` (a name), ``what`` (``attack``, ``soak``, ``initiative``...) and
-            ``dice`` (how many faces it takes).
+        roll: the roll asked for, as JSON: ``index`` (its place among the entered rolls:
+            the faces given so far are for the rolls before it), ``roll`` (its place
+            among all the step's rolls, 0 first), ``who`` (a name), ``what``
+            (``attack``, ``soak``, ``initiative``...) and ``dice`` (how many faces).
     """
 
     def __init__(self, message: str, roll: dict[str, Any]) -> None:

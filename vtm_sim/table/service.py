@@ -436,12 +436,13 @@ class TableService:
         Args:
             option: an index of :meth:`options` (an int, or digits), a label, a short
                 name, or a unique prefix of one (whatever the case).
-            faces: the faces of the step's rolls, in the order they are rolled: one list
-                per roll (a flat list is the first roll); each roll's count must be its
-                dice and every face 1-10. Rolls not given are rolled by the tool, unless
-                the dice setting says they are entered: then
-                :class:`~vtm_sim.table.errors.FacesNeeded` names the first one missing
-                and nothing changes.
+            faces: entered faces, one list per roll (a flat list is one roll), every
+                face 1-10, each roll's count its dice. They go, in order, to the rolls
+                the dice setting says are entered: the PCs' rolls (``pcs``), every roll
+                (``all``), or with ``tool`` the step's first rolls. Every other roll is
+                rolled by the tool; an entered roll without faces is
+                :class:`~vtm_sim.table.errors.FacesNeeded`, naming it, and nothing
+                changes.
             version: the version the caller saw (see the class).
             by: who made the choice, recorded with the step.
 
@@ -592,68 +593,97 @@ class TableService:
 
 
 def _step(live: _Live, idx: int, rolls: list[list[int]], by: str, *, check: bool) -> _Done:
-    """Option ``idx`` of the pending decision taken in a copy of the live battle."""
+    """Option ``idx`` of the pending decision taken in a copy of the live battle.
+
+    Which rolls take the entered faces: with the dice setting ``tool``, the step's first
+    rolls, in order; with ``pcs`` (or ``all``), the PCs' rolls (every roll), in order.
+    Whose roll a call for faces is shows only once the step is done, so the step is run
+    again with each roll found to be a PC's given the next entered faces: the rolls
+    before it stay the same, so this ends after at most one run per entered roll.
+    """
     from vtm_sim.text.narration import narrate
 
     base = live.battle
     p = base.pending
     assert p is not None
     label = _option_labels(base)[idx]
-    work = base.clone()
-    rng = work.dice.rng if isinstance(work.dice, TableDice) else None
-    assert rng is not None
-    dice = TableDice(rng, rolls, work.log)
-    work.dice = dice
-    n0 = len(work.log.events)
-    try:
-        work.choose(work.pending.options[idx] if work.pending else p.options[idx])
-    except DiceError as exc:  # (TableDice never raises; a dice source of a policy might)
-        raise TableError(f"faces: {exc}") from None
-    recorded = _rolls_of(work, dice)
+    mode = live.enc.settings.get("dice", "tool")
+    plan: list[int] | None = None if mode == "tool" else []
+    while True:
+        work = base.clone()
+        rng = work.dice.rng if isinstance(work.dice, TableDice) else None
+        assert rng is not None
+        dice = TableDice(rng, rolls, work.log, plan)
+        work.dice = dice
+        n0 = len(work.log.events)
+        try:
+            work.choose(p.options[idx])
+        except DiceError as exc:  # (TableDice never raises; a dice source of a policy might)
+            raise TableError(f"faces: {exc}") from None
+        recorded = _rolls_of(work, dice)
+        if not check or plan is None:
+            break
+        k = _first_unentered(live, recorded, dice, mode)
+        if k is None:
+            break
+        if len(plan) >= len(rolls):
+            _check_counts(recorded, dice)
+            r = recorded[k]
+            m = len(plan)
+            raise FacesNeeded(
+                f"faces needed: {_roll_words(k, r)}: enter its {r['dice']} "
+                f"{'face' if r['dice'] == 1 else 'faces'}"
+                + (f" as entered roll {m + 1}, after the {m} given (rolls split by /)"
+                   if m else ""),
+                {"index": m, "roll": k, "who": r["who"], "what": r["what"], "dice": r["dice"]})
+        plan = [j for j in plan if j < k] + [k]
     if check:
-        _check_rolls(live, recorded, dice, rolls)
+        _check_counts(recorded, dice)
+        if dice.unused:
+            used = len(rolls) - dice.unused
+            made = (f"takes only {used} entered roll{'' if used == 1 else 's'}" if used or
+                    recorded else "rolls no dice")
+            if recorded and not used:
+                made = "rolls " + "; ".join(_roll_words(j, r) for j, r in enumerate(recorded))
+                made += " (the tool's)" if mode != "tool" else ""
+            raise TableError(f"faces: {len(rolls)} roll{'' if len(rolls) == 1 else 's'} "
+                             f"given, but this step {made}")
     work.dice = TableDice(rng)
     events = _events_text(work.log, n0)
-    lines = narrate(work.log.events)
+    lines = narrate(work.log.events, finished=work.pending is None)
     step = Step(live.version + 1, base.turn, p.actor, p.kind.value,
                 p.options[idx].to_json(), label, by, rolls, recorded, events,
                 state_hash(work), time.time())
     return _Done(work, step, lines, lines[len(live.lines):])
 
 
-def _check_rolls(live: _Live, recorded: list[dict[str, Any]], dice: TableDice,
-                 rolls: list[list[int]]) -> None:
-    """Entered faces that do not fit their rolls, and rolls that had to be entered."""
+def _roll_words(k: int, r: dict[str, Any]) -> str:
+    who = f"{r['who']}'s " if r["who"] else ""
+    return (f"roll {k + 1} of this step ({who}{r['what']}, {r['dice']} "
+            f"{'die' if r['dice'] == 1 else 'dice'})")
 
-    def what(k: int, r: dict[str, Any]) -> str:
-        who = f"{r['who']}'s " if r["who"] else ""
-        return f"roll {k + 1} of this step ({who}{r['what']}, {r['dice']} " \
-               f"{'die' if r['dice'] == 1 else 'dice'})"
 
+def _check_counts(recorded: list[dict[str, Any]], dice: TableDice) -> None:
+    """Entered faces whose count is not their roll's dice."""
     for k, (d, r) in enumerate(zip(dice.draws, recorded, strict=True)):
         if d.entered and len(d.given) != d.dice:
-            raise TableError(f"faces: {what(k, r)}: {len(d.given)} "
+            raise TableError(f"faces: {_roll_words(k, r)}: {len(d.given)} "
                              f"{'face' if len(d.given) == 1 else 'faces'} given, "
                              f"expected {d.dice}")
-    if dice.unused:
-        made = (f"made only {len(dice.draws)} roll{'' if len(dice.draws) == 1 else 's'}: "
-                + "; ".join(what(k, r) for k, r in enumerate(recorded))
-                if recorded else "rolls no dice")
-        raise TableError(f"faces: {len(rolls)} roll{'' if len(rolls) == 1 else 's'} given, "
-                         f"but this step {made}")
-    mode = live.enc.settings.get("dice", "tool")
-    if mode == "tool":
-        return
+
+
+def _first_unentered(live: _Live, recorded: list[dict[str, Any]], dice: TableDice,
+                     mode: str) -> int | None:
+    """The first roll the dice setting says is entered that was rolled by the tool."""
     players = live.enc.settings["players"]
     for k, (d, r) in enumerate(zip(dice.draws, recorded, strict=True)):
         if d.entered:
+            if len(d.given) != d.dice:
+                return None  # a wrong count: said as such (_check_counts)
             continue
         if mode == "all" or (r["who_id"] >= 0 and players[r["who_id"]] == "pc"):
-            raise FacesNeeded(
-                f"faces needed: {what(k, r)}: enter its {r['dice']} "
-                f"{'face' if r['dice'] == 1 else 'faces'} (rolls 1 to {k + 1} of this step, "
-                "split by /)",
-                {"index": k, "who": r["who"], "what": r["what"], "dice": r["dice"]})
+            return k
+    return None
 
 
 def _step_json(done: _Done) -> dict[str, Any]:
@@ -685,7 +715,8 @@ def _replay(enc: Encounter, steps: Sequence[Step]) -> _Live:
         rng = battle.dice.rng if isinstance(battle.dice, TableDice) else None
         assert rng is not None
         n0 = len(battle.log.events)
-        battle.dice = TableDice(rng, s.entered, battle.log)
+        plan = [k for k, r in enumerate(s.rolls) if r.get("entered")]
+        battle.dice = TableDice(rng, s.entered, battle.log, plan)
         battle.choose(choice)
         battle.dice = TableDice(rng)
         if _events_text(battle.log, n0) != s.events:
@@ -694,7 +725,8 @@ def _replay(enc: Encounter, steps: Sequence[Step]) -> _Live:
     if steps and state_hash(battle) != steps[-1].state_hash:
         raise TableCorrupt(f"table {enc.name!r}: the replay ends in another state than "
                            f"version {steps[-1].version} stored")
-    return _Live(enc, len(steps), battle, narrate(battle.log.events))
+    return _Live(enc, len(steps), battle,
+                 narrate(battle.log.events, finished=battle.pending is None))
 
 
 def _find_option(battle: Battle, option: str | int) -> int:

@@ -815,12 +815,15 @@ def _join(names: Sequence[str]) -> str:
     return ", ".join(names[:-1]) + " and " + names[-1]
 
 
-def narrate(events: Iterable[Event]) -> list[str]:
+def narrate(events: Iterable[Event], *, finished: bool = True) -> list[str]:
     """Narrate a battle log: one line per meaningful event, in order.
 
     Args:
         events: the log, header first (a live :class:`~vtm_sim.events.EventLog`
             or one read back from JSONL).
+        finished: the log is all there will be. False for a fight still going on (the
+            table, :mod:`vtm_sim.table`): an attack waiting for its defense is not told
+            as lost, it is told when its roll comes.
 
     Returns:
         Lines of plain English; the same events always give the same lines.
@@ -829,5 +832,6 @@ def narrate(events: Iterable[Event]) -> list[str]:
     for ev in events:
         n.feed(ev)
     n.flush_hit()
-    n.flush_attack()
+    if finished:
+        n.flush_attack()
     return n.lines
