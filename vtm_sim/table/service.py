@@ -19,14 +19,16 @@ decision and one transaction.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import re
+import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeVar
 
 from vtm_sim.core.choices import Choice, DecisionKind, choice_from_json
 from vtm_sim.core.dice import RngDice
@@ -201,6 +203,22 @@ def parse_faces(text: str) -> list[list[int]]:
     return _parse_rolls(rolls)
 
 
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def _locked(method: Callable[Concatenate[TableService, P], R]
+            ) -> Callable[Concatenate[TableService, P], R]:
+    """One call at a time on a service (a web server's threads share one)."""
+
+    def call(self: TableService, /, *args: P.args, **kwargs: P.kwargs) -> R:
+        with self._lock:
+            return method(self, *args, **kwargs)
+
+    functools.update_wrapper(call, method)  # its name and docstring (the API docs read it)
+    return call
+
+
 @dataclass(slots=True)
 class _Live:
     """An encounter replayed: its battle at ``version``, kept while the database agrees."""
@@ -234,12 +252,17 @@ class TableService:
     when the encounter has moved on since, nothing changes and
     :class:`~vtm_sim.table.errors.VersionConflict` carries the current version.
     ``None`` skips the check (a single Storyteller at one terminal).
+
+    One service may be shared by threads (its calls take turns; a suggestion thinks
+    outside the turn) and several processes may share one database file.
     """
 
     def __init__(self, db: str | Path | None = None) -> None:
         self.store = Store(default_db() if db is None else db)
         self._live: dict[str, _Live] = {}
+        self._lock = threading.RLock()
 
+    @_locked
     def close(self) -> None:
         """Close the database (the service is not usable after)."""
         self._live.clear()
@@ -252,6 +275,7 @@ class TableService:
         self.close()
 
     # --- encounters ----------------------------------------------------------------
+    @_locked
     def new(self, name: str, *, scenario: str | None = None, state: str | Path | None = None,
             sheets: Sequence[str] = (), foes: Sequence[str] = (), distance: float = 10.0,
             damage: Sequence[str | Path] = (), pcs: Sequence[str] = (), seed: int = 0,
@@ -297,6 +321,7 @@ class TableService:
         self._live.pop(name, None)
         return self.show(name)
 
+    @_locked
     def tables(self) -> list[dict[str, Any]]:
         """Every encounter: ``name``, ``scenario``, ``turn``, ``version``, ``over``,
         ``pending`` (who decides, or null), ``created``, ``updated``; by name."""
@@ -313,11 +338,13 @@ class TableService:
                 "created": _iso(live.enc.created), "updated": _iso(live.enc.updated)})
         return out
 
+    @_locked
     def delete(self, name: str) -> None:
         """Remove an encounter and its steps."""
         self.store.delete(name)
         self._live.pop(name, None)
 
+    @_locked
     def fork(self, name: str, new: str, *, at: int | None = None) -> dict[str, Any]:
         """A "what if" copy of ``name`` under the name ``new``: the same start, the steps up
         to ``at`` (default: all), the same settings; the two go on apart. Returns its
@@ -333,6 +360,7 @@ class TableService:
                           self.store.steps(enc.id, upto))
         return self.show(new)
 
+    @_locked
     def export(self, name: str) -> dict[str, Any]:
         """The battle as it stands, as a machine-written state (``Battle.to_state``): write
         it as JSON and ``vtm-sim fight --state FILE`` (or ``load_state``) continues it with
@@ -340,6 +368,7 @@ class TableService:
         return self._open(name).battle.to_state(log=True)
 
     # --- reading ------------------------------------------------------------------------
+    @_locked
     def show(self, name: str) -> dict[str, Any]:
         """Everything a front end draws, as JSON.
 
@@ -356,12 +385,14 @@ class TableService:
         live = self._open(name)
         return _show(live)
 
+    @_locked
     def options(self, name: str) -> list[dict[str, Any]]:
         """The pending decision's legal options: ``index``, ``label`` (the Storyteller's
         words, unique), ``short`` (a short name to type) and ``choice`` (the engine's
         choice as JSON). Empty when the fight is over."""
         return _options(self._open(name).battle)
 
+    @_locked
     def steps(self, name: str) -> list[dict[str, Any]]:
         """The steps so far: ``version``, ``turn``, ``actor``, ``decision``, ``label``,
         ``by`` (``storyteller``, ``suggestion``, ``policy:NAME``) and ``rolls`` (each
@@ -386,12 +417,15 @@ class TableService:
         from vtm_sim.analysis.goals import make_goal
         from vtm_sim.core.goals import GoalSpec
 
-        live = self._open(name)
-        b = live.battle
+        with self._lock:  # a step replaces the live battle, never changes it: think outside
+            live = self._open(name)
+            b = live.battle
+            version = live.version
+            goals = live.enc.settings.get("goals", {})
         p = b.pending
         if p is None:
             raise TableError(f"table {name!r}: the fight is over: nothing to suggest")
-        written = live.enc.settings.get("goals", {}).get(str(p.actor), "win")
+        written = goals.get(str(p.actor), "win")
         spec = GoalSpec.parse(written, f"goal of {_labels(b)[p.actor]}")
         goal = make_goal(spec, b, p.actor, "goal")
         advice = advise(b, p.actor, playout=_playout(policy, b, seed), policy_name=policy,
@@ -404,7 +438,7 @@ class TableService:
 
         rec = advice.recommended
         return {
-            "actor": advice.npc, "decision": p.kind.value, "version": live.version,
+            "actor": advice.npc, "decision": p.kind.value, "version": version,
             "goal": advice.goal, "goal_words": advice.goal_words,
             "index": index(rec.choice), "label": labels[index(rec.choice)],
             "reason": rec.reason,
@@ -415,6 +449,7 @@ class TableService:
             "advice": advice.to_json(),
         }
 
+    @_locked
     def verify(self, name: str) -> dict[str, Any]:
         """Replay the encounter from its start, as a fresh open does, and check every step
         (raises :class:`~vtm_sim.table.errors.TableCorrupt` on a difference). Returns
@@ -424,11 +459,13 @@ class TableService:
         return {"version": live.version, "steps": live.version,
                 "log_sha256": live.battle.log.sha256()}
 
+    @_locked
     def log(self, name: str) -> str:
         """The whole event log as JSONL (what ``vtm-sim replay`` reads)."""
         return self._open(name).battle.log.jsonl()
 
     # --- changing ----------------------------------------------------------------------
+    @_locked
     def choose(self, name: str, option: str | int, *, faces: Faces | None = None,
                version: int | None = None, by: str = "storyteller") -> dict[str, Any]:
         """Answer the pending decision with ``option`` and append the step.
@@ -458,6 +495,7 @@ class TableService:
         self._commit(live, done)
         return {"step": _step_json(done), "table": _show(live)}
 
+    @_locked
     def auto(self, name: str, *, policy: str | None = None, version: int | None = None,
              max_steps: int = 1000) -> dict[str, Any]:
         """Let the NPCs play until a PC must decide (or the fight ends): each NPC by its
@@ -502,6 +540,7 @@ class TableService:
             stopped = f"{max_steps} steps played"
         return {"steps": out, "stopped": stopped, "table": _show(live)}
 
+    @_locked
     def set_player(self, name: str, combatant: str, player: str,
                    policy: str | None = None) -> dict[str, Any]:
         """Who decides for ``combatant``: ``pc`` or ``npc`` (:data:`PLAYERS`), and for an NPC
@@ -527,6 +566,7 @@ class TableService:
         self._settings(live, settings)
         return _show(live)
 
+    @_locked
     def set_dice(self, name: str, mode: str) -> dict[str, Any]:
         """Who enters dice from now on, one of :data:`DICE_MODES`. Returns :meth:`show`."""
         live = self._open(name)
@@ -535,6 +575,7 @@ class TableService:
         self._settings(live, {**live.enc.settings, "dice": mode})
         return _show(live)
 
+    @_locked
     def undo(self, name: str, *, to: int | None = None,
              version: int | None = None) -> dict[str, Any]:
         """Go back to version ``to`` (default: one step back), dropping the later steps;

@@ -116,7 +116,9 @@ class Store:
         self.path = Path(path)
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            self.db = sqlite3.connect(self.path, timeout=10.0, isolation_level=None)
+            # shared by a service's threads, one call at a time (TableService's lock)
+            self.db = sqlite3.connect(self.path, timeout=10.0, isolation_level=None,
+                                      check_same_thread=False)
         except (OSError, sqlite3.Error) as exc:
             raise TableError(f"--db {self.path}: cannot open ({exc})") from None
         try:
