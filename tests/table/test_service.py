@@ -282,3 +282,41 @@ def test_entered_faces_go_to_the_pcs_rolls_only(svc: TableService) -> None:
     log = svc.log("duel")
     assert svc.verify("duel")["version"] == out["step"]["version"]
     assert svc.log("duel") == log
+
+
+def test_threads_sharing_a_service_take_turns(svc: TableService) -> None:
+    """Four requests on one version at once (a web server's threads): one step is
+    taken, the others get the conflict with the version it made."""
+    import threading
+
+    results: list[object] = []
+
+    def go() -> None:
+        try:
+            results.append(svc.choose("duel", 0, version=0)["step"]["version"])
+        except VersionConflict as exc:
+            results.append(exc)
+
+    threads = [threading.Thread(target=go) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert results.count(1) == 1
+    assert all(isinstance(r, VersionConflict) and r.current == 1 for r in results if r != 1)
+
+
+def test_an_exported_table_starts_a_new_one(svc: TableService, tmp_path: Path) -> None:
+    play(svc, "duel", 7)
+    path = tmp_path / "saved.json"
+    path.write_text(json.dumps(svc.export("duel")))
+    shown = svc.new("again", state=str(path), pcs=["Knife Fighter"])
+    before = svc.show("duel")
+    assert shown["pending"] == before["pending"] and shown["turn"] == before["turn"]
+    assert [c["track"] for c in shown["combatants"]] == [c["track"] for c in
+                                                         before["combatants"]]
+    svc.fork("duel", "twin")
+    play(svc, "twin", 5)
+    play(svc, "again", 5)  # the same dice stream goes on in both
+    tail = [s["rolls"] for s in svc.steps("twin")][-5:]
+    assert [s["rolls"] for s in svc.steps("again")] == tail

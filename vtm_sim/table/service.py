@@ -289,7 +289,8 @@ class TableService:
             damage: files written by ``vtm-sim import foundry --damage-out``: each names
                 a combatant (``name``) and its ``damage``, ``willpower``, ``blood``.
             pcs: the combatants the players run (``pc``); everyone else is an ``npc``.
-            seed: seeds the dice the tool rolls (stored with the encounter).
+            seed: seeds the dice the tool rolls (stored with the encounter); a
+                machine-written state goes on with its own dice instead.
             dice: who enters dice, one of :data:`DICE_MODES`.
 
         Returns:
@@ -922,10 +923,10 @@ def _start(*, scenario: str | None, state: str | Path | None, sheets: Sequence[s
         from vtm_sim.files.state_files import read_state
 
         loaded = read_state(state, seed=seed)
+        if loaded.begun:  # a machine-written state goes on with its own dice stream
+            loaded = read_state(state)
         b = loaded.battle
-        if not loaded.begun:
-            b.dice = _seeded(seed)
-        elif isinstance(b.dice, RngDice):
+        if loaded.begun and isinstance(b.dice, RngDice):
             b.dice = TableDice(b.dice)
         else:
             b.dice = _seeded(seed)
