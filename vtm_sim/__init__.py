@@ -12,8 +12,8 @@ weapons, maneuvers), ``data`` (YAML, tables, stat blocks, rules profiles),
 ``events``, ``mechanics`` (a combatant, one attack, exact odds), ``engine``
 (the battle's turn machine), ``files`` (scenarios, state files, replay),
 ``text`` (narration), ``policies``, ``analysis`` (advice, cards), ``arena``
-(tournaments), ``regress`` and ``cli``; a module imports only from its own
-layer and the ones below (``tests/test_layers.py``).
+(tournaments), ``regress``, ``table`` (a live fight kept in SQLite) and ``cli``; a
+module imports only from its own layer and the ones below (``tests/test_layers.py``).
 
 The names below are imported on first use (PEP 562), so ``import vtm_sim``
 stays light: the CLI starts without loading the engine. The engine imports
