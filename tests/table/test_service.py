@@ -320,3 +320,21 @@ def test_an_exported_table_starts_a_new_one(svc: TableService, tmp_path: Path) -
     play(svc, "again", 5)  # the same dice stream goes on in both
     tail = [s["rolls"] for s in svc.steps("twin")][-5:]
     assert [s["rolls"] for s in svc.steps("again")] == tail
+
+
+def test_uploads_start_a_table_without_any_path(svc: TableService) -> None:
+    """A front end given uploads passes data: a stat block, its damage, a state."""
+    from vtm_sim.files.foundry import convert_actor, read_actor
+
+    got = convert_actor(read_actor(FIXTURES / "ghoul.json"))
+    shown = svc.new("up", sheets=[got.sheet], foes=["thug"], damage=[got.standing])
+    tommy = shown["combatants"][0]
+    assert tommy["name"] == "Tommy Kowalski" and tommy["damage"]["bashing"] == 1
+    assert tommy["blood"] == 3
+    again = svc.new("up2", state=svc.export("duel"))
+    assert again["pending"] == svc.show("duel")["pending"]
+    hand = svc.new("up3", state={"scenario": "duel", "turn": 2,
+                                 "combatants": {"Bar Brawler": {"damage": {"lethal": 2}}}})
+    assert hand["turn"] == 2 and hand["combatants"][0]["damage"]["lethal"] == 2
+    with pytest.raises(ConfigError, match="strength"):
+        svc.new("bad", sheets=[{"name": "x", "attributes": {"strength": 99}}], foes=["thug"])

@@ -25,7 +25,7 @@ import json
 import re
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeVar
@@ -276,18 +276,26 @@ class TableService:
 
     # --- encounters ----------------------------------------------------------------
     @_locked
-    def new(self, name: str, *, scenario: str | None = None, state: str | Path | None = None,
-            sheets: Sequence[str] = (), foes: Sequence[str] = (), distance: float = 10.0,
-            damage: Sequence[str | Path] = (), pcs: Sequence[str] = (), seed: int = 0,
-            dice: str = "tool") -> dict[str, Any]:
+    def new(self, name: str, *, scenario: str | None = None,
+            state: str | Path | Mapping[str, Any] | None = None,
+            sheets: Sequence[str | Mapping[str, Any]] = (),
+            foes: Sequence[str | Mapping[str, Any]] = (), distance: float = 10.0,
+            damage: Sequence[str | Path | Mapping[str, Any]] = (), pcs: Sequence[str] = (),
+            seed: int = 0, dice: str = "tool") -> dict[str, Any]:
         """Start an encounter from exactly one of: a scenario (a name or a file), a state
-        file (hand-written or machine-written), or stat blocks (``sheets`` on side 0 at
-        x=0, ``foes`` on side 1 at x=``distance``, each a file or a shipped sheet's name).
+        (a file, or its data: hand-written or machine-written), or stat blocks (``sheets``
+        on side 0 at x=0, ``foes`` on side 1 at x=``distance``, each a file, a shipped
+        sheet's name, or a stat block's data as ``vtm-sim import foundry`` makes it).
+
+        Data instead of files is for a front end given uploads (a web page, an MCP
+        tool): no path of a request need be opened. A hand-written state given as data
+        names a shipped scenario and shipped sheets.
 
         Args:
             name: the encounter's name (unique in the database; 1-80 printable characters).
-            damage: files written by ``vtm-sim import foundry --damage-out``: each names
-                a combatant (``name``) and its ``damage``, ``willpower``, ``blood``.
+            damage: what ``vtm-sim import foundry --damage-out`` writes (a file, or its
+                data): each names a combatant (``name``) and its ``damage``,
+                ``willpower``, ``blood``.
             pcs: the combatants the players run (``pc``); everyone else is an ``npc``.
             seed: seeds the dice the tool rolls (stored with the encounter); a
                 machine-written state goes on with its own dice instead.
@@ -903,9 +911,9 @@ def _seeded(seed: int) -> TableDice:
     return TableDice(RngDice(np.random.default_rng(seed)))
 
 
-def _start(*, scenario: str | None, state: str | Path | None, sheets: Sequence[str],
-           foes: Sequence[str], distance: float, seed: int
-           ) -> tuple[Battle, dict[str, Any], dict[int, str]]:
+def _start(*, scenario: str | None, state: str | Path | Mapping[str, Any] | None,
+           sheets: Sequence[str | Mapping[str, Any]], foes: Sequence[str | Mapping[str, Any]],
+           distance: float, seed: int) -> tuple[Battle, dict[str, Any], dict[int, str]]:
     """The battle to start from (not begun where it can still be changed), how it was
     given, and the goals it gives its combatants."""
     from vtm_sim.engine.battle import Battle, Fighter
@@ -919,6 +927,15 @@ def _start(*, scenario: str | None, state: str | Path | None, sheets: Sequence[s
                    scenario=sc.name, start=False)
         text = _read_text(find_scenario(scenario))
         return b, {"kind": "scenario", "name": sc.name, "text": text}, dict(sc.goals)
+    if isinstance(state, Mapping):
+        import tempfile
+
+        with tempfile.TemporaryDirectory() as tmp:
+            path = Path(tmp) / "state.json"
+            path.write_text(json.dumps(state), encoding="utf-8")
+            b, source, goals = _start(scenario=None, state=path, sheets=(), foes=(),
+                                      distance=distance, seed=seed)
+        return b, {**source, "file": None}, goals
     if state is not None:
         from vtm_sim.files.state_files import read_state
 
@@ -942,23 +959,36 @@ def _start(*, scenario: str | None, state: str | Path | None, sheets: Sequence[s
     if len(sheets) + len(foes) > 16:
         raise TableError("table new: at most 16 combatants in a fight")
     tables = load_tables()
-    fighters = [Fighter(load_stat_block(s, tables), 0, 0.0, 2.0 * i)
+
+    def sheet(s: str | Mapping[str, Any], where: str) -> Any:
+        if isinstance(s, Mapping):
+            from vtm_sim.data.config import validate
+            from vtm_sim.data.stat_blocks import StatBlockSpec, build_stat_block
+
+            return build_stat_block(validate(StatBlockSpec, dict(s), where), where, tables)
+        return load_stat_block(s, tables)
+
+    fighters = [Fighter(sheet(s, f"sheets.{i}"), 0, 0.0, 2.0 * i)
                 for i, s in enumerate(sheets)]
-    fighters += [Fighter(load_stat_block(s, tables), 1, float(distance), 2.0 * i)
+    fighters += [Fighter(sheet(s, f"foes.{i}"), 1, float(distance), 2.0 * i)
                  for i, s in enumerate(foes)]
     b = Battle(fighters, dice=_seeded(seed), seed=seed, start=False)
-    return b, {"kind": "sheets", "name": "sheets", "sheets": list(sheets),
-               "foes": list(foes)}, {}
+    return b, {"kind": "sheets", "name": "sheets",
+               "sheets": [s if isinstance(s, str) else dict(s) for s in sheets],
+               "foes": [s if isinstance(s, str) else dict(s) for s in foes]}, {}
 
 
-def _apply_damage(battle: Battle, path: str | Path) -> None:
-    """A ``--damage-out`` file of ``vtm-sim import foundry``: its combatant's damage,
-    Willpower and blood, set before the fight begins."""
+def _apply_damage(battle: Battle, given: str | Path | Mapping[str, Any]) -> None:
+    """A ``--damage-out`` file of ``vtm-sim import foundry`` (or its data): its
+    combatant's damage, Willpower and blood, set before the fight begins."""
     from vtm_sim.data.config import load_yaml
     from vtm_sim.files.names import find_combatant
 
-    p = Path(path)
-    data = load_yaml(p)
+    if isinstance(given, Mapping):
+        p, data = Path("damage"), dict(given)
+    else:
+        p = Path(given)
+        data = load_yaml(p)
     if not isinstance(data, dict) or not isinstance(data.get("name"), str):
         raise TableError(f"{p}: expected a mapping with name, damage, willpower, blood")
     if battle.log.events:
