@@ -34,7 +34,7 @@ from vtm_sim.core.choices import Choice, DecisionKind, choice_from_json
 from vtm_sim.core.dice import RngDice
 from vtm_sim.core.names import Named, find_named
 from vtm_sim.errors import ConfigError, DiceError
-from vtm_sim.events import EventLog, InitiativeEvent, RollEvent
+from vtm_sim.events import Event, EventLog, InitiativeEvent, RollEvent
 from vtm_sim.events.log import dumps
 from vtm_sim.table.dice import TableDice
 from vtm_sim.table.errors import (
@@ -44,6 +44,7 @@ from vtm_sim.table.errors import (
     VersionConflict,
 )
 from vtm_sim.table.store import Encounter, Step, Store
+from vtm_sim.text.narration import Narration
 
 if TYPE_CHECKING:
     from vtm_sim.engine.battle import Battle
@@ -226,7 +227,8 @@ class _Live:
     enc: Encounter
     version: int
     battle: Battle
-    lines: list[str]
+    narration: Narration  # fed every event so far
+    lines: list[str]  # what it tells so far
 
 
 @dataclass(frozen=True, slots=True)
@@ -235,8 +237,7 @@ class _Done:
 
     battle: Battle
     step: Step
-    lines: list[str]  # the whole narration after it
-    narration: list[str]  # the lines it added
+    events: list[Event]  # the events it added
 
 
 class TableService:
@@ -501,8 +502,8 @@ class TableService:
         rolls = _parse_rolls(faces)
         idx = _find_option(live.battle, option)
         done = _step(live, idx, rolls, by, check=True)
-        self._commit(live, done)
-        return {"step": _step_json(done), "table": _show(live)}
+        told = self._commit(live, done)
+        return {"step": _step_json(done, told), "table": _show(live)}
 
     @_locked
     def auto(self, name: str, *, policy: str | None = None, version: int | None = None,
@@ -543,8 +544,8 @@ class TableService:
             except FacesNeeded as exc:
                 stopped = str(exc)
                 break
-            self._commit(live, done)
-            out.append(_step_json(done))
+            told = self._commit(live, done)
+            out.append(_step_json(done, told))
         else:
             stopped = f"{max_steps} steps played"
         return {"steps": out, "stopped": stopped, "table": _show(live)}
@@ -621,7 +622,8 @@ class TableService:
                 f"version {live.version} (someone else moved it on: look again)",
                 live.version)
 
-    def _commit(self, live: _Live, done: _Done) -> None:
+    def _commit(self, live: _Live, done: _Done) -> list[str]:
+        """Store the step; the live battle moves on. Returns the narration's new lines."""
         try:
             self.store.append(live.enc.id, live.enc.name, live.version, done.step)
         except VersionConflict:
@@ -629,14 +631,17 @@ class TableService:
             raise
         live.battle = done.battle
         live.version = done.step.version
-        live.lines = done.lines
+        live.narration.feed(done.events)
+        before = len(live.lines)
+        live.lines = live.narration.lines(finished=done.battle.pending is None)
+        return live.lines[before:]
 
     def _settings(self, live: _Live, settings: dict[str, Any]) -> None:
         self.store.settings(live.enc.id, settings)
         self._live.pop(live.enc.name, None)
         fresh = self._open(live.enc.name)
-        live.enc, live.battle, live.version, live.lines = (
-            fresh.enc, fresh.battle, fresh.version, fresh.lines)
+        live.enc, live.battle, live.version, live.narration, live.lines = (
+            fresh.enc, fresh.battle, fresh.version, fresh.narration, fresh.lines)
 
 
 # --- the steps --------------------------------------------------------------------------
@@ -651,8 +656,6 @@ def _step(live: _Live, idx: int, rolls: list[list[int]], by: str, *, check: bool
     again with each roll found to be a PC's given the next entered faces: the rolls
     before it stay the same, so this ends after at most one run per entered roll.
     """
-    from vtm_sim.text.narration import narrate
-
     base = live.battle
     p = base.pending
     assert p is not None
@@ -700,11 +703,10 @@ def _step(live: _Live, idx: int, rolls: list[list[int]], by: str, *, check: bool
                              f"given, but this step {made}")
     work.dice = TableDice(rng)
     events = _events_text(work.log, n0)
-    lines = narrate(work.log.events, finished=work.pending is None)
     step = Step(live.version + 1, base.turn, p.actor, p.kind.value,
                 p.options[idx].to_json(), label, by, rolls, recorded, events,
                 state_hash(work), time.time())
-    return _Done(work, step, lines, lines[len(live.lines):])
+    return _Done(work, step, work.log.events[n0:])
 
 
 def _roll_words(k: int, r: dict[str, Any]) -> str:
@@ -736,17 +738,15 @@ def _first_unentered(live: _Live, recorded: list[dict[str, Any]], dice: TableDic
     return None
 
 
-def _step_json(done: _Done) -> dict[str, Any]:
+def _step_json(done: _Done, narration: list[str]) -> dict[str, Any]:
     s = done.step
     return {"version": s.version, "turn": s.turn, "actor": _labels(done.battle)[s.actor],
             "decision": s.decision, "label": s.label, "by": s.by, "rolls": s.rolls,
-            "narration": done.narration}
+            "narration": narration}
 
 
 def _replay(enc: Encounter, steps: Sequence[Step]) -> _Live:
     """The encounter rebuilt from its start, every step checked against what it stored."""
-    from vtm_sim.text.narration import narrate
-
     try:
         battle = _battle_from_start(enc.start)
     except (ConfigError, KeyError, TypeError, ValueError) as exc:
@@ -775,8 +775,8 @@ def _replay(enc: Encounter, steps: Sequence[Step]) -> _Live:
     if steps and state_hash(battle) != steps[-1].state_hash:
         raise TableCorrupt(f"table {enc.name!r}: the replay ends in another state than "
                            f"version {steps[-1].version} stored")
-    return _Live(enc, len(steps), battle,
-                 narrate(battle.log.events, finished=battle.pending is None))
+    told = Narration(battle.log.events)
+    return _Live(enc, len(steps), battle, told, told.lines(finished=battle.pending is None))
 
 
 def _find_option(battle: Battle, option: str | int) -> int:

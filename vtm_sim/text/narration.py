@@ -34,6 +34,7 @@ the Elder"); a stun, the turn it costs.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
@@ -70,7 +71,7 @@ from vtm_sim.events import (
 from vtm_sim.text.dicewords import plural, roll_text
 from vtm_sim.text.names import Cast, cast_of
 
-__all__ = ["narrate", "plural", "roll_text"]
+__all__ = ["Narration", "narrate", "plural", "roll_text"]
 
 _MANEUVER_NOUN = {
     "punch": "a punch",
@@ -835,3 +836,39 @@ def narrate(events: Iterable[Event], *, finished: bool = True) -> list[str]:
     if finished:
         n.flush_attack()
     return n.lines
+
+
+class Narration:
+    """A fight's narration kept up to date as it goes on (the table, :mod:`vtm_sim.table`):
+    fed each step's new events, :meth:`lines` gives what :func:`narrate` of the whole log
+    would, without reading the log again."""
+
+    __slots__ = ("_n",)
+
+    def __init__(self, events: Iterable[Event] = ()) -> None:
+        self._n = _Narrator()
+        self.feed(events)
+
+    def feed(self, events: Iterable[Event]) -> None:
+        """The next events of the log, in order."""
+        for ev in events:
+            self._n.feed(ev)
+
+    def lines(self, *, finished: bool = True) -> list[str]:
+        """``narrate(every event fed, finished=finished)``; the narration goes on as if
+        this had not been asked (the last line is told on a copy)."""
+        n = self._n
+        if not n.hit and (n.attack is None or n.attack_rolled or not finished):
+            return list(n.lines)
+        tail = copy.copy(n)  # what flushing changes, copied: the outcome line and the cast
+        tail.lines = []
+        tail.hit = list(n.hit)
+        cast = copy.copy(n.cast)
+        cast.mentioned = set(n.cast.mentioned)
+        cast.others = set(n.cast.others)
+        cast.subjects = list(n.cast.subjects)
+        tail.cast = cast
+        tail.flush_hit()
+        if finished:
+            tail.flush_attack()
+        return n.lines + tail.lines
