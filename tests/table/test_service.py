@@ -338,3 +338,17 @@ def test_uploads_start_a_table_without_any_path(svc: TableService) -> None:
     assert hand["turn"] == 2 and hand["combatants"][0]["damage"]["lethal"] == 2
     with pytest.raises(ConfigError, match="strength"):
         svc.new("bad", sheets=[{"name": "x", "attributes": {"strength": 99}}], foes=["thug"])
+
+
+def test_an_undo_and_another_step_elsewhere_is_seen(svc: TableService, tmp_path: Path) -> None:
+    """Another process undoes and takes another option: the version is the same again,
+    the table is not; this service reads the new one (the revision tells them apart)."""
+    svc.choose("duel", 0)
+    other = TableService(tmp_path / "t.sqlite3")
+    other.undo("duel")
+    other.choose("duel", "Full defense")
+    shown = svc.show("duel")
+    assert shown["version"] == 1
+    assert svc.steps("duel")[0]["label"].startswith("Full defense")
+    svc.choose("duel", 0)
+    assert TableService(tmp_path / "t.sqlite3").verify("duel")["version"] == 2

@@ -19,6 +19,7 @@ decision and one transaction.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import hashlib
 import json
@@ -599,7 +600,7 @@ class TableService:
         if not 0 <= target <= live.version:
             raise TableError(f"undo --to {target}: expected a version from 0 to "
                              f"{live.version}")
-        self.store.truncate(live.enc.id, name, live.version, target)
+        self.store.truncate(live.enc.id, name, live.version, live.enc.rev, target)
         self._live.pop(name, None)
         return self.show(name)
 
@@ -608,7 +609,7 @@ class TableService:
         """The encounter at the database's version: the kept replay, or a new one."""
         enc = self.store.encounter(name)
         live = self._live.get(name)
-        if live is not None and live.enc.id == enc.id and live.version == enc.version:
+        if live is not None and live.enc.id == enc.id and live.enc.rev == enc.rev:
             live.enc = enc
             return live
         live = _replay(enc, self.store.steps(enc.id))
@@ -625,10 +626,12 @@ class TableService:
     def _commit(self, live: _Live, done: _Done) -> list[str]:
         """Store the step; the live battle moves on. Returns the narration's new lines."""
         try:
-            self.store.append(live.enc.id, live.enc.name, live.version, done.step)
+            rev = self.store.append(live.enc.id, live.enc.name, live.version, live.enc.rev,
+                                    done.step)
         except VersionConflict:
             self._live.pop(live.enc.name, None)
             raise
+        live.enc = dataclasses.replace(live.enc, version=done.step.version, rev=rev)
         live.battle = done.battle
         live.version = done.step.version
         live.narration.feed(done.events)

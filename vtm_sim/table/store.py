@@ -35,7 +35,9 @@ CREATE TABLE IF NOT EXISTS encounters (
     start TEXT NOT NULL,       -- the machine-written state it starts from (with its log)
     start_hash TEXT NOT NULL,  -- sha256 of that state without its log
     settings TEXT NOT NULL,    -- JSON: players, policies, goals, the dice setting
-    version INTEGER NOT NULL DEFAULT 0
+    version INTEGER NOT NULL DEFAULT 0,
+    rev INTEGER NOT NULL DEFAULT 0  -- every change of the steps: an undo and a new step
+                                    -- bring the version back, never the revision
 );
 CREATE TABLE IF NOT EXISTS steps (
     encounter INTEGER NOT NULL REFERENCES encounters(id) ON DELETE CASCADE,
@@ -67,6 +69,7 @@ class Encounter:
     start_hash: str
     settings: dict[str, Any]
     version: int
+    rev: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,7 +95,7 @@ class Step:
                 self.at or time.time())
 
 
-_ENC = "id, name, created, updated, source, start, start_hash, settings, version"
+_ENC = "id, name, created, updated, source, start, start_hash, settings, version, rev"
 _INSERT = ("INSERT INTO steps (encounter, version, turn, actor, decision, choice, label, by, "
            "entered, rolls, events, state_hash, at) VALUES (" + ", ".join("?" * 13) + ")")
 _STEP = "version, turn, actor, decision, choice, label, by, entered, rolls, events, state_hash, at"
@@ -100,7 +103,7 @@ _STEP = "version, turn, actor, decision, choice, label, by, entered, rolls, even
 
 def _encounter(row: Sequence[Any]) -> Encounter:
     return Encounter(int(row[0]), str(row[1]), float(row[2]), float(row[3]), json.loads(row[4]),
-                     str(row[5]), str(row[6]), json.loads(row[7]), int(row[8]))
+                     str(row[5]), str(row[6]), json.loads(row[7]), int(row[8]), int(row[9]))
 
 
 def _step(row: Sequence[Any]) -> Step:
@@ -200,21 +203,24 @@ class Store:
             eid = int(cur.lastrowid or 0)
             db.executemany(_INSERT, [s.row(eid) for s in steps])
 
-    def append(self, encounter: int, name: str, expected: int, step: Step) -> None:
-        """Add ``step`` (version ``expected + 1``) if the encounter is still at ``expected``."""
+    def append(self, encounter: int, name: str, expected: int, rev: int, step: Step) -> int:
+        """Add ``step`` (version ``expected + 1``) if the encounter is still at ``expected``
+        and revision ``rev``; returns the new revision."""
         with self.transaction() as db:
-            now = self._at(db, encounter, name, expected)
+            now = self._at(db, encounter, name, expected, rev)
             db.execute(_INSERT, step.row(encounter))
-            db.execute("UPDATE encounters SET version=?, updated=? WHERE id=?",
-                       (step.version, now, encounter))
+            db.execute("UPDATE encounters SET version=?, updated=?, rev=? WHERE id=?",
+                       (step.version, now, rev + 1, encounter))
+        return rev + 1
 
-    def truncate(self, encounter: int, name: str, expected: int, to: int) -> None:
-        """Drop the steps after version ``to`` if the encounter is still at ``expected``."""
+    def truncate(self, encounter: int, name: str, expected: int, rev: int, to: int) -> None:
+        """Drop the steps after version ``to`` if the encounter is still at ``expected``
+        and revision ``rev``."""
         with self.transaction() as db:
-            now = self._at(db, encounter, name, expected)
+            now = self._at(db, encounter, name, expected, rev)
             db.execute("DELETE FROM steps WHERE encounter=? AND version>?", (encounter, to))
-            db.execute("UPDATE encounters SET version=?, updated=? WHERE id=?",
-                       (to, now, encounter))
+            db.execute("UPDATE encounters SET version=?, updated=?, rev=? WHERE id=?",
+                       (to, now, rev + 1, encounter))
 
     def settings(self, encounter: int, settings: dict[str, Any]) -> None:
         with self.transaction() as db:
@@ -226,11 +232,13 @@ class Store:
             if db.execute("DELETE FROM encounters WHERE name=?", (name,)).rowcount == 0:
                 raise UnknownTable(self.unknown(name))
 
-    def _at(self, db: sqlite3.Connection, encounter: int, name: str, expected: int) -> float:
-        row = db.execute("SELECT version FROM encounters WHERE id=?", (encounter,)).fetchone()
+    def _at(self, db: sqlite3.Connection, encounter: int, name: str, expected: int,
+            rev: int) -> float:
+        row = db.execute("SELECT version, rev FROM encounters WHERE id=?",
+                         (encounter,)).fetchone()
         if row is None:
             raise UnknownTable(f"table {name!r}: deleted meanwhile")
-        if int(row[0]) != expected:
+        if int(row[0]) != expected or int(row[1]) != rev:
             raise VersionConflict(
                 f"table {name!r}: version {expected} is stale, the table is at version "
                 f"{row[0]} (someone else moved it on: look again)", int(row[0]))
