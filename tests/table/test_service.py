@@ -352,3 +352,18 @@ def test_an_undo_and_another_step_elsewhere_is_seen(svc: TableService, tmp_path:
     assert svc.steps("duel")[0]["label"].startswith("Full defense")
     svc.choose("duel", 0)
     assert TableService(tmp_path / "t.sqlite3").verify("duel")["version"] == 2
+
+
+def test_without_a_path_the_database_is_in_the_user_data_folder(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+
+    from vtm_sim.table import default_db
+
+    if sys.platform != "linux":
+        pytest.skip("XDG_DATA_HOME is how Linux names the folder")
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    assert default_db() == tmp_path / "data" / "vtm-sim" / "tables.sqlite3"
+    with TableService() as s:
+        s.new("here", scenario="duel")
+    assert default_db().is_file()

@@ -538,8 +538,10 @@ class TableService:
                 if scenario is None:
                     scenario = scenario_of(b, str(live.enc.source.get("name") or name))
                 made[key] = make_policy(pname, scenario, p.actor, seed=live.version)
-            choice = made[key].choose(b, p)
-            idx = next(i for i, o in enumerate(p.options) if o is choice or o == choice)
+            view = b.clone()  # a policy never touches the live battle (nor its dice)
+            assert view.pending is not None
+            choice = made[key].choose(view, view.pending)
+            idx = next(i for i, o in enumerate(p.options) if o == choice)
             try:
                 done = _step(live, idx, [], f"policy:{pname}", check=True)
             except FacesNeeded as exc:
