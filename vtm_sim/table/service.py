@@ -13,8 +13,9 @@ entered for it, what every die drew, the events it appended and a hash of the st
 after it. ``version`` is the number of steps. Opening an encounter replays its
 steps from the start and checks each step's events and the last state's hash
 (:class:`~vtm_sim.table.errors.TableCorrupt` if they differ); the replayed battle is
-kept in memory while its version is the database's, so a step costs one clone, one
-decision and one transaction.
+kept in memory while the database's revision of the encounter is the one it replayed
+(an undo and another step elsewhere bring the version back, never the revision), so a
+step costs one clone, one decision, one transaction and the narration's new lines.
 """
 
 from __future__ import annotations
@@ -415,7 +416,8 @@ class TableService:
                 for s in self.store.steps(live.enc.id)]
 
     def suggest(self, name: str, *, seconds: float | None = 2.0, rollouts: int | None = None,
-                policy: str = "auto", seed: int = 0) -> dict[str, Any]:
+                policy: str = "auto", seed: int = 0, workers: int = 1,
+                progress: Callable[[int], None] | None = None) -> dict[str, Any]:
         """What the pending decision's combatant should choose, for its goal
         (:func:`vtm_sim.analysis.advice.advise` on the pending decision).
 
@@ -423,6 +425,10 @@ class TableService:
         (the recommended option, as :meth:`options` numbers it), ``reason``, ``ranked``
         (each ``index``, ``label``, ``reason``, ``value``), ``rollouts``, ``seconds``,
         and ``advice`` (the whole answer as ``vtm-sim suggest --json`` prints it).
+        ``workers`` processes search (default 1: a shared machine); ``progress`` is
+        called with the simulated fights so far while it thinks. The search runs outside
+        the service's turn: steps go on meanwhile (``version`` says which one it
+        answers).
         """
         from vtm_sim.analysis.advice import advise
         from vtm_sim.analysis.goals import make_goal
@@ -441,7 +447,7 @@ class TableService:
         goal = make_goal(spec, b, p.actor, "goal")
         advice = advise(b, p.actor, playout=_playout(policy, b, seed), policy_name=policy,
                         goal=goal, goal_text=str(spec), seconds=seconds, rollouts=rollouts,
-                        seed=seed, kind=p.kind, workers=1)
+                        seed=seed, kind=p.kind, workers=workers, progress=progress)
         labels = _option_labels(b)
 
         def index(c: Choice) -> int:
