@@ -258,7 +258,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "suggest": ("vtm_sim.cli.advice:suggest_cmd", "Rank every legal option of an NPC's decision."),
     "table": ("vtm_sim.cli.tables:table_group",
               "A live fight kept in a database: decide, undo, fork."),
-    "import": ("vtm_sim.cli.tables:import_group",
+    "import": ("vtm_sim.cli.imports:import_group",
                "Import characters (Foundry VTT WoD20 actors)."),
     "tournament": ("vtm_sim.cli.tournaments:tournament_cmd",
                    "Pit policies against each other: both sides, rated."),
