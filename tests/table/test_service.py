@@ -367,3 +367,17 @@ def test_without_a_path_the_database_is_in_the_user_data_folder(
     with TableService() as s:
         s.new("here", scenario="duel")
     assert default_db().is_file()
+
+
+def test_auto_stops_at_a_roll_to_enter_and_proposes_the_npcs_pick(svc: TableService) -> None:
+    svc.set_dice("duel", "pcs")
+    attack_pending(svc, "duel")
+    svc.choose("duel", "Strike Bar Brawler with the knife")
+    out = svc.auto("duel")
+    assert out["steps"] == [] and out["stopped"].startswith("faces needed")
+    prop = out["proposed"]
+    assert prop["roll"]["who"] == "Knife Fighter" and prop["roll"]["what"] == "attack"
+    assert prop["label"] == svc.options("duel")[prop["index"]]["label"]
+    done = svc.choose("duel", prop["index"], faces=[[2] * prop["roll"]["dice"]],
+                      by=prop["by"])
+    assert done["step"]["rolls"][0]["entered"]

@@ -204,6 +204,9 @@ def auto_cmd(name: str, policy: str | None, max_steps: int, db: str | None,
     for step in out["steps"]:
         _print_step(step)
     click.echo(f"(stopped: {out['stopped']})")
+    if out["proposed"] is not None:
+        click.echo(f"({out['proposed']['by']} would choose {out['proposed']['index']}. "
+                   f"{out['proposed']['label']}: choose it with --faces)")
     _print_show(out["table"], False, brief=True)
 
 

@@ -517,9 +517,11 @@ class TableService:
              max_steps: int = 1000) -> dict[str, Any]:
         """Let the NPCs play until a PC must decide (or the fight ends): each NPC by its
         own policy (:meth:`set_player`), else ``policy``, else ``tactician``; one step
-        per decision. Stops early, with ``stopped`` saying why, when a roll must be
-        entered. Returns ``steps`` (each as :meth:`choose`'s ``step``), ``stopped`` and
-        ``table``."""
+        per decision. Returns ``steps`` (each as :meth:`choose`'s ``step``), ``stopped``
+        (why it stopped), ``proposed`` and ``table``. When a roll of an NPC's step must
+        be entered, it stops there and ``proposed`` is the policy's pick (``index``,
+        ``label``, ``by``) with the ``roll`` asked for (as
+        :class:`~vtm_sim.table.errors.FacesNeeded`'s): choose it with the faces."""
         from vtm_sim.policies.registry import make_policy, scenario_of
 
         live = self._open(name)
@@ -528,6 +530,7 @@ class TableService:
         made: dict[tuple[int, str], Any] = {}
         out: list[dict[str, Any]] = []
         stopped = ""
+        proposed: dict[str, Any] | None = None
         scenario = None
         while len(out) < max_steps:
             b = live.battle
@@ -552,12 +555,14 @@ class TableService:
                 done = _step(live, idx, [], f"policy:{pname}", check=True)
             except FacesNeeded as exc:
                 stopped = str(exc)
+                proposed = {"index": idx, "label": _option_labels(b)[idx],
+                            "by": f"policy:{pname}", "roll": exc.roll}
                 break
             told = self._commit(live, done)
             out.append(_step_json(done, told))
         else:
             stopped = f"{max_steps} steps played"
-        return {"steps": out, "stopped": stopped, "table": _show(live)}
+        return {"steps": out, "stopped": stopped, "proposed": proposed, "table": _show(live)}
 
     @_locked
     def set_player(self, name: str, combatant: str, player: str,
