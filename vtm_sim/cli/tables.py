@@ -374,7 +374,8 @@ def show_lines(shown: dict[str, Any], *, brief: bool = False,
         won = "nobody" if r.get("winner") is None else f"side {r['winner']}"
         out.append(f"{head}: over, {won} won ({r.get('reason', '')}).")
     else:
-        out.append(f"{head}: {p['actor']} ({p['player']}) to {p['decision']}.")
+        against = f" against {p['attacker']}" if p.get("attacker") else ""
+        out.append(f"{head}: {p['actor']} ({p['player']}) to {p['decision']}{against}.")
     if not brief or p is None:
         for c in shown["combatants"]:
             bits = [f"{c['health']} {c['track']}", f"Willpower {c['willpower']}/"
