@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     from vtm_sim.policies.play import Policy, play
     from vtm_sim.policies.registry import make_policy
     from vtm_sim.policies.registry import names as policy_names
+    from vtm_sim.table import TableService, VersionConflict
     from vtm_sim.text.narration import narrate
 
 # name -> the module that owns it ("module:attribute" where the module names it otherwise)
@@ -52,6 +53,8 @@ _LAZY = {
     "make_policy": "vtm_sim.policies.registry",
     "policy_names": "vtm_sim.policies.registry:names",
     "narrate": "vtm_sim.text.narration",
+    "TableService": "vtm_sim.table",
+    "VersionConflict": "vtm_sim.table",
 }
 
 __all__ = [
@@ -63,6 +66,8 @@ __all__ = [
     "IllegalActionError",
     "Policy",
     "Scenario",
+    "TableService",
+    "VersionConflict",
     "VtmSimError",
     "__version__",
     "compiled_modules",
