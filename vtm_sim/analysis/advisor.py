@@ -61,7 +61,7 @@ class AdvisorPolicy:
             opts = act_candidates(battle, decision, goal, prior)
         else:
             opts = candidates(battle, decision, prior)
-        opts = opts[: max(2, self.rollouts // 4)]
+        opts = opts[: max(2, self.rollouts // 8)]
         if len(opts) == 1:
             return prior
         seed = int(self.rng.integers(0, 2**63 - 1))
