@@ -105,9 +105,18 @@ def of(b: Battle, cls: type) -> list:  # type: ignore[type-arg]
     return [e for e in b.log if isinstance(e, cls)]
 
 
+def stand_in(margin: int = 5, **more: object) -> RuleSet:
+    """v20 with MOVE-4's old stand-in (a quarry ``margin`` successes ahead escapes) in
+    place of MOVE-5's Perception rolls, and no "much faster" rule."""
+    return load_rules("v20").model_copy(update={
+        "chase_escape_margin": margin, "chase_perception": False, "chase_much_faster": 0.0,
+        **more})
+
+
 def test_move4_a_flee_that_outruns_the_pursuit_escapes_and_loses_the_field() -> None:
+    """MOVE-5's stand-in (``chase_escape_margin``, a profile option): 5 ahead escapes."""
     # the elder (vampire, Dex 4 + Athletics 3) runs from a barfly (Dex 2 + Athletics 1)
-    b = chase_battle("elder", "barfly", 10.0, dice=Const(6))
+    b = chase_battle("elder", "barfly", 10.0, dice=Const(6), rules=stand_in())
     play(b, [Runner(), Chaser()])
     flee = of(b, FleeEvent)[0]
     assert (flee.who, flee.lead, flee.start) == (0, 10.0, 5)  # MOVE-4: 1 success / 2 yards
@@ -144,7 +153,7 @@ def test_move4_a_flee_that_is_caught_goes_back_to_the_fight() -> None:
 
 
 def _tired_rolls(quarry: str) -> list[int]:
-    rules = RuleSet(**{**load_rules("v20").model_dump(), "chase_escape_margin": 20})
+    rules = stand_in(20)
     b = chase_battle(quarry, "neonate_gangrel", 1.0, dice=Const(6), rules=rules)
     play(b, [Runner(), Chaser()])
     return [e.tired for e in of(b, ChaseEvent) if e.who == 0]
@@ -323,7 +332,8 @@ combatants:
 
 
 def test_move4_a_battle_saved_mid_chase_continues_identically() -> None:
-    b = chase_battle("ghoul_runner", "neonate_gangrel", 4.0, dice=RngDice(np.random.default_rng(3)))
+    b = chase_battle("ghoul_runner", "neonate_gangrel", 4.0, dice=RngDice(np.random.default_rng(3)),
+                     rules=stand_in())
     pols = [Runner(), Chaser()]
     while b.pending is not None and not (b.combatants[0].chase is not None
                                          and b.combatants[0].chase.pursuers):

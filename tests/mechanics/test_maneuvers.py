@@ -694,6 +694,7 @@ def test_MAN_11_claws_in_battle(disc: dict[str, int], marks: str, dtype: str) ->
     a = sheet("c", kind="vampire", strength=2, dexterity=3, wits=3, brawl=2, **disc)
     faces = [9, 1, *successes(1, 5), 7, 2, 2]
     b = close_pair(a, victim(), faces)
+    b.combatants[0].claws_out = True  # grown before (their cost: the tests below)
     assert "claws" in offered_maneuvers(b, 1)
     step(b, ACT, 0, attack("claws", 1))
     step(b, DEFEND, 1, NONE)

@@ -15,6 +15,9 @@ FEET_UP_PER_SUCCESS: Final = 2.0
 FEET_ACROSS_PER_SUCCESS: Final = 4.0
 PURSUIT_YARDS_PER_SUCCESS: Final = 2.0  # MOVE-4: one success of lead per 2 yards on foot
 PURSUIT_VEHICLE_YARDS_PER_SUCCESS: Final = 10.0
+SIGHT_DIFFICULTY: Final = 6  # MOVE-5: the Perception roll's base (003 names none: V20's 6)
+JUDGE_DIFFICULTY: Final = 6  # MOVE-6: Perception + Athletics judges a jump beforehand
+JUDGE_SUCCESSES: Final = 3
 
 
 def carry_limit(c: Combatant) -> float:
@@ -95,6 +98,28 @@ def jump_needed(feet: float, *, vertical: bool) -> int:
     """MOVE-3: the successes that clear ``feet`` (2 ft up or 4 ft across each)."""
     per = FEET_UP_PER_SUCCESS if vertical else FEET_ACROSS_PER_SUCCESS
     return max(0, math.ceil(feet / per - 1e-9))
+
+
+def judge_pool(c: Combatant) -> int:
+    """MOVE-6 (003): Perception + Athletics, difficulty 6, less wounds: with 3 successes
+    the jumper knows how many successes the jump needs (:func:`jump_needed`)."""
+    return max(0, c.attr("perception") + c.stats.ability("athletics") - c.penalty)
+
+
+def sight_pool(c: Combatant) -> int:
+    """MOVE-5 (003): the pursuer's Perception roll to keep the quarry in sight."""
+    return max(0, c.attr("perception") - c.penalty)
+
+
+def sight_difficulty(lead: int) -> int:
+    """MOVE-5 (003): +1 difficulty per success the quarry has beyond the pursuer's."""
+    return SIGHT_DIFFICULTY + max(0, lead)
+
+
+def outpaces(fast: float, slow: float, ratio: float) -> bool:
+    """MOVE-5 (003): a side "much faster" than the other (``ratio`` times its running
+    distance a turn; 0: never) catches up or gets away without rolls."""
+    return ratio > 0 and fast > 0 and fast >= ratio * slow
 
 
 @dataclass(slots=True)
