@@ -42,7 +42,6 @@ from vtm_sim.data.tables import DamageType
 from vtm_sim.engine.battle import Battle, Fighter
 from vtm_sim.events import EventKind
 
-
 BLOOD = DecisionKind.BLOOD
 
 

@@ -24,7 +24,6 @@ from rule_helpers import (
     rolls,
     sheet,
     single_roll,
-    skip_blood,
     step,
     successes,
 )

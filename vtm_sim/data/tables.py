@@ -78,7 +78,7 @@ class WeaponSpec(StrictModel):
 class ArmorSpec(StrictModel):
     rating: int = Field(ge=0, le=10)
     penalty: int = Field(ge=0, le=10)
-    covers: list[Literal["medium", "small", "tiny"]] = []  # RNG-11
+    covers: tuple[Literal["medium", "small", "tiny"], ...] = ()  # RNG-11
 
 
 class HealthLevelSpec(StrictModel):
