@@ -296,12 +296,15 @@ def test_move3_a_running_jump_clears_a_gap_in_a_battle() -> None:
 
 
 def test_move3_a_short_jump_stops_at_the_gap_and_the_blow_misses() -> None:
+    """MOVE-6 (003: «он может еще сделать бросок Ловкость+Атлетика (обычно со сложностью
+    6) для того, чтобы еще зацепиться за край», a Dexterity + Athletics roll at 6 to catch
+    the edge): the jump falls short, the landing roll fails, the jumper is down."""
     b = gap_battle(2)  # every die a 2: no success, no botch
     _first_turn(b)
     jump = of(b, JumpEvent)[0]
     assert (jump.who, jump.ok, jump.reached, jump.prone) == (1, False, 0.0, True)
     landing = next(e for e in of(b, RollEvent) if e.what == "landing")
-    assert landing.diff == 6  # 003: Dexterity + Athletics at 6 to land well
+    assert (landing.pool, landing.diff) == (3 + 2, 6)  # 003: Dexterity + Athletics at 6
     knife = b.combatants[1]
     assert knife.x == pytest.approx(6.0, abs=0.01) and knife.prone
     replay(b.log)

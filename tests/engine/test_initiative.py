@@ -19,6 +19,7 @@ from rule_helpers import (
     block,
     declare_all,
     events,
+    offered,
     one_success,
     rolls,
     run,
@@ -356,6 +357,61 @@ def test_INIT_6_a_delay_held_to_the_end_still_acts() -> None:
     assert DELAY not in d.options and WAIT not in d.options
     step(b, ACT, 0, PASS)
     assert b.pending is None
+
+
+# --- INIT-10: a delay announced at the declaration ------------------------------------------
+
+
+def _three_announced(announced: bool) -> Battle:
+    fs = [Fighter(quick(2, 2, n), i % 2, i, 0) for i, n in enumerate("abc")]
+    return Battle(fs, dice=ScriptedDice([9, 6, 3]),
+                  rules=profile("004", delay_announced=announced), turn_limit=1)
+
+
+def test_INIT_10_announced_the_delay_is_said_at_the_declaration() -> None:
+    """INIT-10 (``delay_announced``, 004: «могут отложить свои действия ... при условии,
+    что объявят о своем решении на данном этапе», they may delay provided they say so at
+    the declaration): a (13) announces; at its initiative it is delayed without being
+    asked, interrupts before c, and nobody may delay on the spot."""
+    b = _three_announced(True)
+    decl = offered(b)
+    assert Declaration(1, delay=True) in decl and Declaration(1) in decl
+    declare_all(b, {0: Declaration(1, delay=True)})
+    d = b.pending
+    assert d is not None and (d.actor, d.interrupt) == (0, True)  # past its own, delayed
+    step(b, ACT, 0, DELAY)  # keep delaying (INIT-6)
+    d = b.pending
+    assert d is not None and (d.kind, d.actor) == (ACT, 1)
+    assert DELAY not in d.options and WAIT in d.options  # b announced nothing
+    step(b, ACT, 1, PASS)
+    d = b.pending
+    assert d is not None and (d.actor, d.interrupt) == (0, True)  # before c
+    step(b, ACT, 0, PASS)
+    step(b, ACT, 2, PASS)
+    assert b.pending is None
+    assert act_actors(b) == [0, 1, 0, 2]
+
+
+def test_INIT_10_not_announced_a_delay_is_chosen_when_the_turn_comes() -> None:
+    """INIT-10 off (000/001, both shipped profiles): no announced delays are declared,
+    DELAY is offered at the character's initiative (INIT-6)."""
+    assert not load_rules("v20").delay_announced and not load_rules("dark_ages").delay_announced
+    b = _three_announced(False)
+    assert not any(getattr(o, "delay", False) for o in offered(b))
+    declare_all(b)
+    d = b.pending
+    assert d is not None and d.actor == 0 and DELAY in d.options
+
+
+def test_INIT_10_an_announced_delay_survives_a_save_and_a_clone() -> None:
+    """INIT-10: the announcement is part of the combatant's state (saved only when set)."""
+    b = _three_announced(True)
+    declare_all(b, {0: Declaration(1, delay=True)})
+    assert b.combatants[0].announced
+    loaded = Battle.from_state(b.to_state())
+    for twin in (loaded, b.clone()):
+        assert twin.combatants[0].announced and twin.pending == b.pending
+    assert "announced" not in b.combatants[1].to_json()
 
 
 # --- INIT-7: wait -------------------------------------------------------------------------

@@ -466,6 +466,31 @@ def test_DEF_1_defense_is_subtracted_from_attack_successes(
         ("thrown", "throwing_knife", {"weapons": ["sword"]}, {DODGE}),
     ],
 )
+@pytest.mark.parametrize(
+    ("passive", "defense", "diff"),
+    [(0, DefenseKind.NONE, 6), (1, DefenseKind.NONE, 7), (1, DefenseKind.DODGE, 6)],
+)
+def test_DEF_9_passive_defense_adds_only_what_a_profile_sets(
+        passive: int, defense: DefenseKind, diff: int) -> None:
+    """DEF-9 (004: the difficulty «может меняться с учетом ... пассивной защиты
+    противника», may change with the target's passive defense, no number given): both
+    shipped profiles add nothing; a profile's ``passive_defense_difficulty`` is added to
+    an attack on a target that declares no defense (an active one: nothing)."""
+    assert load_rules("v20").passive_defense_difficulty == 0
+    assert load_rules("dark_ages").passive_defense_difficulty == 0
+    rules = V20.model_copy(update={"passive_defense_difficulty": passive})
+    a = fighter("a", dexterity=3, wits=3, brawl=2)
+    d = fighter("d", dexterity=2, wits=1, dodge=2)
+    b = Battle([Fighter(a, 0, 0, 0), Fighter(d, 1, 1, 0)],
+               dice=ScriptedDice([9, 1, *[FILLER] * 5, *[FILLER] * 4]), rules=rules,
+               turn_limit=1)
+    while b.pending is not None and b.pending.kind is not ACT:
+        b.choose(b.pending.options[0] if b.pending.kind is not DECLARE else ONE)
+    step(b, ACT, 0, attack("punch", 1))
+    step(b, DEFEND, 1, Defense(defense))
+    assert roll_of(b.log, "attack")["diff"] == diff
+
+
 def test_DEF_4_5_6_8_legal_defenses(
     maneuver: str, attacker_weapon: str | None, defender: dict[str, Any], legal: set[DefenseKind]
 ) -> None:

@@ -6,6 +6,7 @@ import math
 from dataclasses import dataclass
 from typing import Final
 
+from vtm_sim.core.dice import DiceSource, Roll, roll
 from vtm_sim.data.tables import Tables
 from vtm_sim.mechanics.combatant import Combatant
 
@@ -104,6 +105,15 @@ def judge_pool(c: Combatant) -> int:
     """MOVE-6 (003): Perception + Athletics, difficulty 6, less wounds: with 3 successes
     the jumper knows how many successes the jump needs (:func:`jump_needed`)."""
     return max(0, c.attr("perception") + c.stats.ability("athletics") - c.penalty)
+
+
+def judge_jump(c: Combatant, feet: float, *, vertical: bool,
+               dice: DiceSource) -> tuple[Roll, int | None]:
+    """MOVE-6 (003): the Perception + Athletics roll before a jump; with 3 successes the
+    jumper knows how many successes clear ``feet`` (the second item), else None."""
+    r = roll(judge_pool(c), JUDGE_DIFFICULTY, dice)
+    known = r.successes >= JUDGE_SUCCESSES
+    return r, jump_needed(feet, vertical=vertical) if known else None
 
 
 def sight_pool(c: Combatant) -> int:
