@@ -467,8 +467,13 @@ def test_DEF_9_passive_defense_adds_only_what_a_profile_sets(
     b = Battle([Fighter(a, 0, 0, 0), Fighter(d, 1, 1, 0)],
                dice=ScriptedDice([9, 1, *[FILLER] * 5, *[FILLER] * 4]), rules=rules,
                turn_limit=1)
+    full = Declaration(1, full_defense=True)  # DEF-7: dodges with no abort roll
     while b.pending is not None and b.pending.kind is not ACT:
-        b.choose(b.pending.options[0] if b.pending.kind is not DECLARE else ONE)
+        p = b.pending
+        if p.kind is DECLARE:
+            b.choose(full if p.actor == 1 and defense is DefenseKind.DODGE else ONE)
+        else:
+            b.choose(p.options[0])
     step(b, ACT, 0, attack("punch", 1))
     d = b.pending
     assert d is not None and d.kind is DEFEND
