@@ -18,6 +18,8 @@ PURSUIT_YARDS_PER_SUCCESS: Final = 2.0  # MOVE-4: one success of lead per 2 yard
 PURSUIT_VEHICLE_YARDS_PER_SUCCESS: Final = 10.0
 SIGHT_DIFFICULTY: Final = 6  # MOVE-5: the Perception roll's base (003 names none: V20's 6)
 JUDGE_DIFFICULTY: Final = 6  # MOVE-6: Perception + Athletics judges a jump beforehand
+LANDING_DIFFICULTY: Final = 6  # MOVE-6 (003): Dexterity + Athletics to catch the edge
+FEET_PER_YARD: Final = 3.0
 JUDGE_SUCCESSES: Final = 3
 
 
@@ -99,6 +101,18 @@ def jump_needed(feet: float, *, vertical: bool) -> int:
     """MOVE-3: the successes that clear ``feet`` (2 ft up or 4 ft across each)."""
     per = FEET_UP_PER_SUCCESS if vertical else FEET_ACROSS_PER_SUCCESS
     return max(0, math.ceil(feet / per - 1e-9))
+
+
+def running_jump(run_up_yards: float, feet: float) -> bool:
+    """MOVE-6 (003): a running jump (Strength + Athletics) needs a run-up longer than
+    the jump; else it is a standing one (Strength)."""
+    return run_up_yards * FEET_PER_YARD > feet
+
+
+def landing_pool(c: Combatant) -> int:
+    """MOVE-6 (003): Dexterity + Athletics, less wounds, after a jump that fell short:
+    a success catches the edge (or lands well), else the jumper falls."""
+    return max(0, c.attr("dexterity") + c.stats.ability("athletics") - c.penalty)
 
 
 def judge_pool(c: Combatant) -> int:
