@@ -211,8 +211,10 @@ def jump_cmd(sheet_file: str, running: bool, vertical: bool, feet: float | None,
         if scripted is not None and scripted.remaining:
             used = sum(len(x.faces) for x in (judged[0] if judged else None, r, landing)
                        if x is not None)
+            what = ("the rolls" if used != len(r.faces)
+                    else f"the jump roll of {plural(pool, 'die', 'dice')}")
             _fail(f"--faces: {plural(used + scripted.remaining, 'face')} given but "
-                  f"the rolls used {used}")
+                  f"{what} used {used}")
     fell = short and (landing is None or landing.successes <= 0)
     if as_json:
         out: dict[str, Any] = {**(_roll_json(r) or {}), "potence": potence, "total": total,
