@@ -619,10 +619,11 @@ class Battle:
         self.log.emit(TurnEvent(self.turn))
         for c in self.combatants:
             c.reset_turn()
-        if self.rules.preliminary_actions == "004":
+        if self.rules.preliminary_actions == "004" and self.initiative_given is None:
             # INIT-9 (004): blood, Celerity and the number of actions come before the
             # roll, so a Dexterity raise or healing counts for this turn's initiative;
-            # nobody has rolled yet: the lowest Dexterity + Wits declares first (INIT-5)
+            # nobody has rolled yet: the lowest Dexterity + Wits declares first (INIT-5).
+            # (A state file's initiative is a roll already made: the declarations follow.)
             f.pc = TURNS_PRELIMINARY
             slowest = sorted((c for c in self.combatants if able(self, c)),
                              key=lambda c: (c.rating, -c.id))
