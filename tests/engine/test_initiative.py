@@ -242,6 +242,20 @@ def test_INIT_9_preliminary_declarations_go_by_rating_before_the_roll() -> None:
     assert len(events(b, EventKind.INITIATIVE)) == 4
 
 
+@pytest.mark.parametrize("preliminary", ["004", "001"])
+def test_INIT_9_the_battle_says_whether_this_turns_initiative_is_rolled(
+        preliminary: str) -> None:
+    """INIT-9: ``Battle.initiative_rolled`` is False during 004's preliminary decisions
+    (what advice and policies read before the roll), True once it is rolled."""
+    fs = [Fighter(quick(2, 2, "a"), 0, 0, 0), Fighter(quick(3, 3, "b"), 1, 1, 0)]
+    b = Battle(fs, dice=ScriptedDice([4, 4]), rules=profile(preliminary), start=False)
+    assert not b.initiative_rolled
+    b.begin()
+    assert b.initiative_rolled is (preliminary == "001")
+    declare_all(b)
+    assert b.initiative_rolled
+
+
 @pytest.mark.parametrize(("preliminary", "total"), [("004", 14), ("001", 12)])
 def test_INIT_9_a_dexterity_raise_counts_for_this_turns_initiative(
         preliminary: str, total: int) -> None:

@@ -511,6 +511,13 @@ class Battle:
         return battle_from_state(data, seed=seed, dice=dice, tables=tables)
 
     @property
+    def initiative_rolled(self) -> bool:
+        """INIT-9: whether this turn's initiative is rolled: False before the battle
+        begins and while 004's preliminary blood and declarations are made."""
+        stack = self.stack
+        return (bool(stack) and stack[0].pc != TURNS_PRELIMINARY) or self.over
+
+    @property
     def surprise(self) -> Surprise | None:
         """ATK-11: the ambusher's free attack being made (None outside an ambush)."""
         return self._surprise
