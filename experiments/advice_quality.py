@@ -26,6 +26,7 @@ import argparse
 import json
 import math
 import multiprocessing
+import os
 import sys
 from pathlib import Path
 
@@ -42,6 +43,7 @@ from vtm_sim.policies.planner import PlannerPolicy, budget  # noqa: E402
 from vtm_sim.policies.playouts import advice_playout  # noqa: E402
 from vtm_sim.policies.tactician import TacticianPolicy  # noqa: E402
 
+HORIZON = int(os.environ.get("ADVISOR_HORIZON", "2"))  # turn boundaries a rollout plays
 RUNGS = ("ladder:1", "ladder:2", "ladder:3", "ladder:4")
 
 
@@ -61,7 +63,8 @@ def win_battle(task: tuple[str, int, int, int]) -> float:
     sc = load_scenario(name)
     b = sc.battle(seed=seed)
     n = len(b.combatants)
-    advisor = AdvisorPolicy(advice_playout(n), rollouts=budget(rollouts, n), seed=seed)
+    advisor = AdvisorPolicy(advice_playout(n), rollouts=budget(rollouts, n), seed=seed,
+                            horizon=HORIZON)
     planner = PlannerPolicy.for_fight(n, rollouts, seed=seed)
     while b.pending is not None:
         d = b.pending
