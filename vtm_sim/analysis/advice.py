@@ -511,9 +511,11 @@ def initiative_cases(root: Battle, npc: int, opts: list[Choice], tallies: list[T
     begun = root.pending is not None or root.over or bool(root.stack)
     given = root.initiative_given or {}
     able_ids = [c.id for c in root.combatants if root.able(c)]
-    if begun or all(i in given for i in able_ids):
+    if (begun and root.initiative_rolled) or all(i in given for i in able_ids):
         return ("initiative as it stands in the state: one case", ())
-    odds = ahead_odds(root, me, root.turn + 1, given)
+    # not begun: the turn about to start; begun before the roll (INIT-9's preliminary
+    # blood and declarations, 004): this turn
+    odds = ahead_odds(root, me, root.turn if begun else root.turn + 1, given)
     n = max(t.n for t in tallies)
     finalists = [i for i, t in enumerate(tallies) if t.n == n]
     cases: list[Case] = []
