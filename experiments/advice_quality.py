@@ -43,7 +43,8 @@ from vtm_sim.policies.planner import PlannerPolicy, budget  # noqa: E402
 from vtm_sim.policies.playouts import advice_playout  # noqa: E402
 from vtm_sim.policies.tactician import TacticianPolicy  # noqa: E402
 
-HORIZON = int(os.environ.get("ADVISOR_HORIZON", "2"))  # turn boundaries a rollout plays
+HORIZON = (int(os.environ["ADVISOR_HORIZON"]) if "ADVISOR_HORIZON" in os.environ
+           else None)  # None: the advice's own (analysis.advice.horizon_for)
 RUNGS = ("ladder:1", "ladder:2", "ladder:3", "ladder:4")
 
 
@@ -85,7 +86,7 @@ def escape_fight(task: tuple[str, str, str, int, int]) -> float:
     n = len(b.combatants)
     if contender == "advisor":
         mine = AdvisorPolicy(advice_playout(n), goal=GoalKind.ESCAPE, rollouts=rollouts,
-                             seed=seed, horizon=4)
+                             seed=seed)
     else:
         import numpy as np
 
