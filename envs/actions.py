@@ -109,10 +109,20 @@ def _blood(points: int) -> list[Choice]:
     return out
 
 
-def _declarations(max_actions: int, max_celerity: int) -> list[Choice]:
-    return [
+def _declarations(max_actions: int, max_celerity: int, delay: bool = False) -> list[Choice]:
+    """INIT-5; with ``delay`` (INIT-10, ``delay_announced``) the announced delays after
+    them (only then: the shipped profiles' catalogs are unchanged)."""
+    plain: list[Choice] = [
         Declaration(n, fd, cel, wp)
         for fd in (False, True)
+        for n in range(1, max_actions + 1)
+        for cel in range(max_celerity + 1)
+        for wp in (False, True)
+    ]
+    if not delay:
+        return plain
+    return plain + [
+        Declaration(n, False, cel, wp, True)
         for n in range(1, max_actions + 1)
         for cel in range(max_celerity + 1)
         for wp in (False, True)
@@ -191,7 +201,8 @@ class ActionCatalog:
         self.maneuvers = dict(maneuvers if maneuvers is not None else load_tables().maneuvers)
         choices = (
             _blood(blood_points)
-            + _declarations(rules.max_actions, max(MAX_CELERITY, max_celerity))
+            + _declarations(rules.max_actions, max(MAX_CELERITY, max_celerity),
+                            rules.delay_announced)
             + _actions(num_combatants, max_weapons, self.maneuvers)
             + _defenses()
             + _jumps(num_combatants)
@@ -288,6 +299,8 @@ class ActionCatalog:
                 bits.append(f"celerity {c.celerity}")
             if c.willpower:
                 bits.append("willpower")
+            if c.delay:
+                bits.append("delay")
             return "declare:" + ", ".join(bits)
         if isinstance(c, Defense):
             return f"defend:{c.kind.value}" + (f" abort {c.abort.value}" if c.abort else "")

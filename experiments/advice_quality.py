@@ -26,6 +26,7 @@ import argparse
 import json
 import math
 import multiprocessing
+import os
 import sys
 from pathlib import Path
 
@@ -42,6 +43,8 @@ from vtm_sim.policies.planner import PlannerPolicy, budget  # noqa: E402
 from vtm_sim.policies.playouts import advice_playout  # noqa: E402
 from vtm_sim.policies.tactician import TacticianPolicy  # noqa: E402
 
+HORIZON = (int(os.environ["ADVISOR_HORIZON"]) if "ADVISOR_HORIZON" in os.environ
+           else None)  # None: the advice's own (analysis.advice.horizon_for)
 RUNGS = ("ladder:1", "ladder:2", "ladder:3", "ladder:4")
 
 
@@ -61,7 +64,8 @@ def win_battle(task: tuple[str, int, int, int]) -> float:
     sc = load_scenario(name)
     b = sc.battle(seed=seed)
     n = len(b.combatants)
-    advisor = AdvisorPolicy(advice_playout(n), rollouts=budget(rollouts, n), seed=seed)
+    advisor = AdvisorPolicy(advice_playout(n), rollouts=budget(rollouts, n), seed=seed,
+                            horizon=HORIZON)
     planner = PlannerPolicy.for_fight(n, rollouts, seed=seed)
     while b.pending is not None:
         d = b.pending
@@ -82,7 +86,7 @@ def escape_fight(task: tuple[str, str, str, int, int]) -> float:
     n = len(b.combatants)
     if contender == "advisor":
         mine = AdvisorPolicy(advice_playout(n), goal=GoalKind.ESCAPE, rollouts=rollouts,
-                             seed=seed, horizon=4)
+                             seed=seed)
     else:
         import numpy as np
 

@@ -162,7 +162,7 @@ def test_commands_run_with_torch_blocked(tmp_path: Path) -> None:
         out[name] = r.stdout
     assert "Tournament on duel" in out["readme"]
     assert f"model:{policy}" in out["tournament"]
-    assert "Do this:" in out["suggest"]
+    assert "This turn: " in out["suggest"] and "\n1. " in out["suggest"]
     assert "nearest" in out["evaluate"] and "pooled" in out["evaluate"]
     shipped = json.loads(out["evaluate-shipped"][out["evaluate-shipped"].index("{"):])
     assert shipped["model"] == "trained:duel"

@@ -13,6 +13,7 @@ from click.testing import CliRunner, Result
 
 from vtm_sim.cli import main
 from vtm_sim.core.dice import SpecialtyRule
+from vtm_sim.data.config import config_dir
 from vtm_sim.mechanics.odds import attack_odds, roll_odds
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -697,34 +698,58 @@ def test_MOVE_4_pursuit_command_plays_the_extended_contest() -> None:
     assert data["tiring"] == (["Street Thug"] if data["turns"] > 3 else [])
 
 
-def test_MOVE_4_pursuit_command_tires_mortals_as_battles_do() -> None:
+def _stand_in_profile(tmp_path: Path, margin: int = 5) -> str:
+    """A copy of v20 with MOVE-5's Perception rolls and much-faster rule off and the old
+    margin stand-in on (a rules-profile file, as a Storyteller's house rules)."""
+    text = (config_dir() / "rules" / "v20.yaml").read_text()
+    text = text.replace("chase_escape_margin: 0", f"chase_escape_margin: {margin}")
+    text = text.replace("chase_perception: true", "chase_perception: false")
+    text = text.replace("chase_much_faster: 2.0", "chase_much_faster: 0.0")
+    path = tmp_path / "house.yaml"
+    path.write_text(text)
+    return str(path)
+
+
+def test_MOVE_4_pursuit_command_tires_mortals_as_battles_do(tmp_path: Path) -> None:
     """MOVE-4 (003: mortals tire, vampires do not) with the battle's rule
     (vtm_sim.engine.chase.tired): full pace for the profile's chase_fatigue_turns (3 in v20),
     then each roll loses one die more; a vampire never does."""
+    house = _stand_in_profile(tmp_path, 20)  # long chases: no Perception rolls
     rounds: list[dict[str, Any]] = []
     for seed in range(40):  # long chases: a small lead, a slow pursuer
         data = run_json("pursuit", "--quarry", "configs/characters/elder.yaml",
                         "--pursuer", "configs/characters/thug.yaml", "--lead", "0",
-                        "--turns", "8", "--seed", str(seed), "--json")
-        rounds += data["rounds"]
-        if any(r["turn"] >= 5 for r in data["rounds"]):
+                        "--turns", "8", "--rules", house, "--seed", str(seed), "--json")
+        made = 0  # the thug's chase rolls so far (a stumble's turn, getting up, has none)
+        for r in data["rounds"]:
+            assert r["quarry_tired"] == 0  # the elder is a vampire
+            if r["pursuer"] is None:
+                continue
+            made += 1
+            assert r["pursuer_tired"] == max(0, made - 3)  # 1 die less from its 4th roll
+            assert r["pursuer"]["pool"] == max(0, 3 - r["pursuer_tired"])  # Dex 2 + Ath 1
+            rounds.append(r)
+        if made >= 5:
             break
-    late = [r for r in rounds if r["turn"] >= 5]
-    assert late, "no chase lasted 5 turns"
-    for r in rounds:
-        assert r["pursuer_tired"] == max(0, r["turn"] - 3)  # the thug: 1 die less on turn 4
-        assert r["quarry_tired"] == 0  # the elder is a vampire
-        assert r["pursuer"]["pool"] == max(0, 3 - r["pursuer_tired"])  # Dex 2 + Athletics 1
+    assert [r for r in rounds if r["pursuer_tired"] >= 2], "no chase lasted 5 rolls"
     assert data["tiring"] == ["Street Thug"]
 
 
-def test_MOVE_4_pursuit_command_ends_as_a_battles_chase_does() -> None:
-    """MOVE-4 with the battle's endings (vtm_sim.engine.chase): a quarry chase_escape_margin
-    (5 in v20) successes ahead gets away ("outran"); a quarry's botch is a dead end (003)."""
+def test_MOVE_4_pursuit_command_ends_as_a_battles_chase_does(tmp_path: Path) -> None:
+    """MOVE-4/5 with the battle's endings (vtm_sim.engine.chase): in v20 a pursuer that
+    fails its Perception roll loses the quarry ("lost", MOVE-5); the old stand-in (a
+    quarry chase_escape_margin successes ahead gets away, "outran") only in a profile
+    that sets it; a quarry's botch is a dead end (003)."""
     far = run_json("pursuit", "--quarry", "configs/characters/thug.yaml", "--pursuer",
                    "configs/characters/brawler.yaml", "--lead", "40", "--json")
     assert far["lead_successes"] == 20 and far["escaped"] and not far["caught"]
-    assert far["turns"] == 1  # 20 ahead after one turn: away at once
+    assert (far["turns"], far["reason"]) == (1, "lost")  # Perception at 10: lost at once
+    assert far["rounds"][0]["sight"]["difficulty"] == 10
+    house = run_json("pursuit", "--quarry", "configs/characters/thug.yaml", "--pursuer",
+                     "configs/characters/brawler.yaml", "--lead", "40", "--rules",
+                     _stand_in_profile(tmp_path), "--json")
+    assert (house["turns"], house["reason"]) == (1, "outran")
+    assert house["rounds"][0]["sight"] is None
     for seed in range(200):
         data = run_json("pursuit", "--quarry", "configs/characters/thug.yaml", "--pursuer",
                         "configs/characters/brawler.yaml", "--lead", "6", "--seed", str(seed),
@@ -736,6 +761,89 @@ def test_MOVE_4_pursuit_command_ends_as_a_battles_chase_does() -> None:
             break
     else:
         raise AssertionError("no quarry botched in 200 chases")
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2, 3])
+def test_MOVE_5_pursuit_command_and_a_battle_agree(seed: int) -> None:
+    """MOVE-4/5: `vtm-sim pursuit` is a battle's chase: a battle whose quarry already runs
+    (its lead in successes), played by Runner/Chaser choices with the same seed, makes
+    the very rolls the command prints and ends the same way."""
+    import numpy as np
+
+    from vtm_sim.core.choices import Action, ActionKind, DecisionKind
+    from vtm_sim.core.dice import RngDice
+    from vtm_sim.core.relations import Chase
+    from vtm_sim.data.stat_blocks import load_stat_block
+    from vtm_sim.engine.battle import Battle, Fighter
+    from vtm_sim.events import CaughtEvent, EscapeEvent, RollEvent
+
+    data = run_json("pursuit", "--quarry", "configs/characters/thug.yaml", "--pursuer",
+                    "configs/characters/brawler.yaml", "--lead", "6", "--seed", str(seed),
+                    "--json")
+    chars = config_dir() / "characters"
+    b = Battle([Fighter(load_stat_block(chars / "thug.yaml"), 0, 0.0, 0.0),
+                Fighter(load_stat_block(chars / "brawler.yaml"), 1, 6.0, 0.0)],
+               dice=RngDice(np.random.default_rng(seed)), turn_limit=10, start=False)
+    b.combatants[0].chase = Chase(3, 6.0, 0)
+    b.begin()
+    while b.pending is not None and not any(isinstance(e, CaughtEvent) for e in b.log):
+        d = b.pending
+        want = ActionKind.FLEE if d.actor == 0 else ActionKind.PURSUE
+        pick = [o for o in d.options if isinstance(o, Action) and o.kind is want]
+        if d.kind is DecisionKind.ACT and not pick:
+            pick = [o for o in d.options if isinstance(o, Action)
+                    and o.kind in (ActionKind.GET_UP, ActionKind.PASS)]
+        b.choose(pick[0] if pick else d.options[0])
+    rolled = [list(e.faces) for e in b.log if isinstance(e, RollEvent)
+              and e.what in ("chase", "sight")]
+    printed = [r[k]["faces"] for r in data["rounds"] for k in ("pursuer", "quarry", "sight")
+               if r[k] is not None]
+    assert sorted(map(tuple, rolled)) == sorted(map(tuple, printed))
+    assert data["caught"] == any(isinstance(e, CaughtEvent) for e in b.log)
+    escapes = [e.reason for e in b.log if isinstance(e, EscapeEvent)]
+    assert (data["reason"] is None and not escapes) or [data["reason"]] == escapes
+
+
+def test_MOVE_3_jump_command_and_a_battle_agree() -> None:
+    """MOVE-3/6: `vtm-sim jump` runs the battle's jump code: the faces a battle's running
+    jump rolled (the knife fighter over an 8-ft ditch), given to the command, clear the
+    same feet; a short one rolls the same Dexterity + Athletics landing."""
+    import numpy as np
+
+    from vtm_sim.core.dice import RngDice
+    from vtm_sim.core.space import Field, Obstacle, ObstacleKind
+    from vtm_sim.data.stat_blocks import load_stat_block
+    from vtm_sim.engine.battle import Battle, Fighter
+    from vtm_sim.events import JumpEvent, RollEvent
+    from vtm_sim.policies.nearest import NearestEnemyPolicy
+
+    chars = config_dir() / "characters"
+    seen = 0
+    for seed in range(30):
+        ditch = Obstacle("ditch", ObstacleKind.GAP, 6.0, -20.0, 6.0, 20.0, 8.0)
+        b = Battle([Fighter(load_stat_block(chars / "brawler.yaml"), 0, 0.0, 0.0),
+                    Fighter(load_stat_block(chars / "knife_fighter.yaml"), 1, 12.0, 0.0)],
+                   dice=RngDice(np.random.default_rng(seed)), field=Field(obstacles=(ditch,)),
+                   turn_limit=1)
+        pol = NearestEnemyPolicy()
+        while b.pending is not None:
+            b.choose(pol.choose(b, b.pending))
+        jumps = [e for e in b.log if isinstance(e, JumpEvent) and not e.detour]
+        if not jumps:
+            continue
+        j = jumps[0]
+        rolls = [e for e in b.log if isinstance(e, RollEvent) and e.who == j.who
+                 and e.what in ("jump", "landing")]
+        faces = ",".join(str(f) for r in rolls for f in r.faces)
+        sheet = "configs/characters/" + ("brawler" if j.who == 0 else "knife_fighter") + ".yaml"
+        args = ["jump", sheet, "--feet", "8", "--faces", faces]
+        if j.running:
+            args.append("--running")
+        data = run_json(*args)
+        assert data["feet"] == j.reached and data["cleared"] == j.ok
+        assert data["fell"] == bool(j.prone)
+        seen += 1
+    assert seen >= 5
 
 
 def test_train_without_the_training_extra_is_a_clear_error(monkeypatch: Any) -> None:

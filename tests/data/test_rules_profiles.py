@@ -68,6 +68,7 @@ def test_profiles_differ_exactly_where_the_rules_say() -> None:
         "firearms_bashing_vs_vampires",  # DMG-4
         "fortitude_soaks_fire_with_stamina",  # SOAK-3
         "firearms_allowed",
+        "preliminary_actions",  # INIT-9: 004's order in v20, 001's in dark_ages
     }
 
 

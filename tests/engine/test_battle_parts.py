@@ -141,6 +141,10 @@ def test_repr_is_one_line_saying_where_the_fight_stands() -> None:
 
 def test_str_shows_the_order_and_each_combatant_with_its_conditions() -> None:
     b = mid_fight("gunfight", 4)
+    pol = NearestEnemyPolicy()
+    while not b.order:  # INIT-9 (004): the turn's preliminary declarations come first
+        assert b.pending is not None
+        b.choose(pol.choose(b, b.pending))
     cs = b.combatants
     cs[0].prone = True
     cs[1].stunned_turn = b.turn

@@ -96,18 +96,28 @@ class Chaser:
 
 
 def chase_battle(quarry: str, pursuer: str, lead: float, *, dice: DiceSource,
-                 rules: RuleSet | None = None, field: Field | None = None) -> Battle:
+                 rules: RuleSet | None = None, field: Field | None = None,
+                 start: bool = True) -> Battle:
     fighters = [Fighter(sheet(quarry), 0, 0.0, 0.0), Fighter(sheet(pursuer), 1, lead, 0.0)]
-    return Battle(fighters, dice=dice, rules=rules, field=field or Field())
+    return Battle(fighters, dice=dice, rules=rules, field=field or Field(), start=start)
 
 
 def of(b: Battle, cls: type) -> list:  # type: ignore[type-arg]
     return [e for e in b.log if isinstance(e, cls)]
 
 
+def stand_in(margin: int = 5, **more: object) -> RuleSet:
+    """v20 with MOVE-4's old stand-in (a quarry ``margin`` successes ahead escapes) in
+    place of MOVE-5's Perception rolls, and no "much faster" rule."""
+    return load_rules("v20").model_copy(update={
+        "chase_escape_margin": margin, "chase_perception": False, "chase_much_faster": 0.0,
+        **more})
+
+
 def test_move4_a_flee_that_outruns_the_pursuit_escapes_and_loses_the_field() -> None:
+    """MOVE-5's stand-in (``chase_escape_margin``, a profile option): 5 ahead escapes."""
     # the elder (vampire, Dex 4 + Athletics 3) runs from a barfly (Dex 2 + Athletics 1)
-    b = chase_battle("elder", "barfly", 10.0, dice=Const(6))
+    b = chase_battle("elder", "barfly", 10.0, dice=Const(6), rules=stand_in())
     play(b, [Runner(), Chaser()])
     flee = of(b, FleeEvent)[0]
     assert (flee.who, flee.lead, flee.start) == (0, 10.0, 5)  # MOVE-4: 1 success / 2 yards
@@ -118,6 +128,88 @@ def test_move4_a_flee_that_outruns_the_pursuit_escapes_and_loses_the_field() -> 
     assert elder.escaped and elder.active and elder.chase is None  # not down: escaped
     assert (b.winner, b.end_reason) == (1, "escape")  # the side left standing holds the field
     replay(b.log)  # every event, the new kinds too, replays
+
+
+@pytest.mark.parametrize(("face", "lost"), [(6, True), (10, False)])
+def test_MOVE_5_a_perception_roll_a_turn_at_plus_one_per_success_of_lead(
+        face: int, lost: bool) -> None:
+    """MOVE-5 (003: «увеличивает для преследователя сложность всех бросков на Восприятие
+    на 1», each success of lead raises the pursuer's Perception difficulty by 1; «Если
+    преследователя постигла неудача ... его цель ... исчезла», on a failure the quarry
+    has vanished): the ghoul (lead 4 yards = 2, then 8) leads the Gangrel (6) by 4: the
+    Gangrel rolls Perception 3 at 10; 6s fail and lose it (it escapes), 10s keep it."""
+    b = chase_battle("ghoul_runner", "neonate_gangrel", 4.0, dice=Const(face))
+    pols = [Runner(), Chaser()]
+    while b.pending is not None and b.turn < 2:
+        b.choose(pols[b.pending.actor].choose(b, b.pending))
+    sight = [e for e in of(b, RollEvent) if e.what == "sight"]
+    assert (sight[0].who, sight[0].pool, sight[0].diff) == (1, 3, 6 + (2 + 8 - 6))
+    if lost:
+        assert [(e.who, e.reason) for e in of(b, EscapeEvent)] == [(0, "lost")]
+        assert [e for e in b.log if getattr(e, "action", None) == "lost_sight"]
+    else:
+        assert not of(b, EscapeEvent) and b.combatants[0].chase is not None
+
+
+def test_MOVE_5_a_pursuer_that_lost_sight_pursues_no_more() -> None:
+    """MOVE-5: a pursuer who lost the quarry is no longer offered PURSUE at it, and the
+    chase (its ``lost``) saves and loads."""
+    from vtm_sim.engine.chase import can_pursue
+
+    b = chase_battle("ghoul_runner", "neonate_gangrel", 4.0, dice=Const(6))
+    q, p = b.combatants
+    q.chase = Chase(5, 4.0, b.turn, lost=(1,))
+    assert not can_pursue(b, p, q)
+    assert Chase.from_json(q.chase.to_json()) == q.chase
+    assert "lost" not in Chase(5, 4.0, 1).to_json()  # older states stay as they were
+
+
+@pytest.mark.parametrize("ratio", [2.0, 0.0])
+def test_MOVE_5_a_much_faster_pursuer_catches_up_without_rolls(ratio: float) -> None:
+    """MOVE-5 (003: «если кто-либо из участников погони гораздо быстрее другого, то он
+    без труда догонит преследуемого или убежит», one much faster catches up or gets away
+    without trouble): a Wounded barfly (cannot run: 13 yards) flees the elder (32):
+    ``chase_much_faster`` 2 catches it with no chase roll; 0 (off) rolls."""
+    from vtm_sim.data.tables import DamageType
+
+    rules = load_rules("v20").model_copy(update={"chase_much_faster": ratio})
+    b = chase_battle("barfly", "elder", 6.0, dice=Const(2), rules=rules, start=False)
+    b.combatants[0].health.take(4, DamageType.BASHING)  # Wounded (DMG-9: no running)
+    b.begin()
+    pols = [Runner(), Chaser()]
+    while b.pending is not None and b.turn < 3 and not of(b, CaughtEvent):
+        b.choose(pols[b.pending.actor].choose(b, b.pending))
+    elder_rolls = [e for e in of(b, RollEvent) if e.what == "chase" and e.who == 1]
+    if ratio:
+        assert of(b, CaughtEvent) and not elder_rolls
+    else:
+        assert elder_rolls
+
+
+@pytest.mark.parametrize("ratio", [2.0, 0.0])
+def test_MOVE_5_a_much_faster_quarry_gets_away_without_a_perception_roll(ratio: float) -> None:
+    """MOVE-5: the elder (32 yards) runs from a Wounded barfly (13): away at the turn's
+    end (``outpaced``) with ``chase_much_faster`` 2; off, the barfly rolls Perception."""
+    from vtm_sim.data.tables import DamageType
+
+    rules = load_rules("v20").model_copy(update={"chase_much_faster": ratio})
+    b = chase_battle("elder", "barfly", 6.0, dice=Const(2), rules=rules, start=False)
+    b.combatants[1].health.take(4, DamageType.BASHING)
+    b.begin()
+    play(b, [Runner(), Chaser()])
+    sight = [e for e in of(b, RollEvent) if e.what == "sight"]
+    reason = [e.reason for e in of(b, EscapeEvent)]
+    assert (reason, bool(sight)) == ((["outpaced"], False) if ratio else (["lost"], True))
+
+
+def test_MOVE_5_the_margin_stand_in_is_only_an_option() -> None:
+    """MOVE-5: the old stand-in (a quarry 5 successes ahead escapes) is the profile
+    option ``chase_escape_margin``, off (0) in both shipped profiles."""
+    assert load_rules("v20").chase_escape_margin == 0
+    assert load_rules("dark_ages").chase_escape_margin == 0
+    b = chase_battle("elder", "barfly", 10.0, dice=Const(6))
+    play(b, [Runner(), Chaser()])
+    assert [e.reason for e in of(b, EscapeEvent)] == ["lost"]  # Perception, not the margin
 
 
 def test_move4_nobody_gives_chase_the_quarry_gets_away_after_a_turn() -> None:
@@ -144,7 +236,7 @@ def test_move4_a_flee_that_is_caught_goes_back_to_the_fight() -> None:
 
 
 def _tired_rolls(quarry: str) -> list[int]:
-    rules = RuleSet(**{**load_rules("v20").model_dump(), "chase_escape_margin": 20})
+    rules = stand_in(20)
     b = chase_battle(quarry, "neonate_gangrel", 1.0, dice=Const(6), rules=rules)
     play(b, [Runner(), Chaser()])
     return [e.tired for e in of(b, ChaseEvent) if e.who == 0]
@@ -204,12 +296,15 @@ def test_move3_a_running_jump_clears_a_gap_in_a_battle() -> None:
 
 
 def test_move3_a_short_jump_stops_at_the_gap_and_the_blow_misses() -> None:
+    """MOVE-6 (003: «он может еще сделать бросок Ловкость+Атлетика (обычно со сложностью
+    6) для того, чтобы еще зацепиться за край», a Dexterity + Athletics roll at 6 to catch
+    the edge): the jump falls short, the landing roll fails, the jumper is down."""
     b = gap_battle(2)  # every die a 2: no success, no botch
     _first_turn(b)
     jump = of(b, JumpEvent)[0]
     assert (jump.who, jump.ok, jump.reached, jump.prone) == (1, False, 0.0, True)
     landing = next(e for e in of(b, RollEvent) if e.what == "landing")
-    assert landing.diff == 6  # 003: Dexterity + Athletics at 6 to land well
+    assert (landing.pool, landing.diff) == (3 + 2, 6)  # 003: Dexterity + Athletics at 6
     knife = b.combatants[1]
     assert knife.x == pytest.approx(6.0, abs=0.01) and knife.prone
     replay(b.log)
@@ -323,7 +418,8 @@ combatants:
 
 
 def test_move4_a_battle_saved_mid_chase_continues_identically() -> None:
-    b = chase_battle("ghoul_runner", "neonate_gangrel", 4.0, dice=RngDice(np.random.default_rng(3)))
+    b = chase_battle("ghoul_runner", "neonate_gangrel", 4.0, dice=RngDice(np.random.default_rng(3)),
+                     rules=stand_in())
     pols = [Runner(), Chaser()]
     while b.pending is not None and not (b.combatants[0].chase is not None
                                          and b.combatants[0].chase.pursuers):

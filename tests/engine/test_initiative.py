@@ -15,9 +15,11 @@ from rule_helpers import (
     WAIT,
     attack,
     battle,
+    battle_on,
     block,
     declare_all,
     events,
+    offered,
     one_success,
     rolls,
     run,
@@ -25,11 +27,28 @@ from rule_helpers import (
     step,
 )
 
-from vtm_sim.core.choices import Action, ActionKind, Decision, Declaration
+from vtm_sim.core.choices import (
+    Action,
+    ActionKind,
+    BloodSpend,
+    BloodUse,
+    Decision,
+    DecisionKind,
+    Declaration,
+)
+from vtm_sim.core.dice import ScriptedDice
+from vtm_sim.data.rules import RuleSet, load_rules
 from vtm_sim.data.stat_blocks import StatBlock
 from vtm_sim.data.tables import DamageType
 from vtm_sim.engine.battle import Battle, Fighter
 from vtm_sim.events import EventKind
+
+BLOOD = DecisionKind.BLOOD
+
+
+def profile(preliminary: str, **more: object) -> RuleSet:
+    """v20 with INIT-9's order (and any other option) set."""
+    return load_rules("v20").model_copy(update={"preliminary_actions": preliminary, **more})
 
 
 def quick(dex: int, wits: int, name: str = "c", **kw: object) -> StatBlock:
@@ -51,9 +70,11 @@ def pass_everything(d: Decision) -> object:
 # --- INIT-1: a turn is initiative, actions, resolution ------------------------------
 
 
-def test_INIT_1_turn_stages_initiative_then_declarations_then_actions() -> None:
+@pytest.mark.parametrize("preliminary", ["001", "004"])
+def test_INIT_1_turn_stages_initiative_then_declarations_then_actions(preliminary: str) -> None:
+    """INIT-1, INIT-9: 001 rolls initiative, then declares; 004 declares first."""
     fs = [Fighter(quick(2, 2, "a"), 0, 0, 0), Fighter(quick(3, 3, "b"), 1, 1, 0)]
-    b = battle(fs, [4, 4, 7, 1], turn_limit=2)
+    b = battle_on(fs, [4, 4, 7, 1], turn_limit=2, rules_set=profile(preliminary))
     run(b, pass_everything)  # type: ignore[arg-type]
     seq = []
     for e in b.log.events[1:]:
@@ -62,9 +83,8 @@ def test_INIT_1_turn_stages_initiative_then_declarations_then_actions() -> None:
             seq.append(tag)
     turn_seq = [
         "turn",
-        "initiative",
-        "order",
-        "decide:declare",
+        *(["initiative", "order", "decide:declare"] if preliminary == "001"
+          else ["decide:declare", "initiative", "order"]),
         "decide:act",
         "action",
         "decide:act",
@@ -94,6 +114,7 @@ def test_INIT_2_initiative_is_dex_plus_wits_plus_d10_highest_first(
 ) -> None:
     fs = [Fighter(quick(d, w, f"c{i}"), i % 2, i, 0) for i, (d, w) in enumerate(ratings)]
     b = battle(fs, dice)
+    declare_all(b)  # INIT-9 (004): the roll comes after the declarations
     inits = events(b, EventKind.INITIATIVE)
     totals = [d + w + die for (d, w), die in zip(ratings, dice, strict=True)]
     assert [e["total"] for e in inits] == totals
@@ -111,8 +132,8 @@ def test_INIT_3_tie_goes_to_higher_rating() -> None:
     """INIT-3: both total 12; the one with rating 8 (die 4) beats rating 4 (die 8)."""
     fs = [Fighter(quick(2, 2, "low"), 0, 0, 0), Fighter(quick(4, 4, "high"), 1, 1, 0)]
     b = battle(fs, [8, 4])
-    assert [c.id for c in b.order] == [1, 0]
     declare_all(b)
+    assert [c.id for c in b.order] == [1, 0]
     step(b, ACT, 1, PASS)
     step(b, ACT, 0, PASS)
     assert b.pending is None
@@ -165,6 +186,7 @@ def test_INIT_4_wounds_taken_before_the_turn_lower_the_total() -> None:
     hurt = quick(3, 3, "hurt")
     fs = [Fighter(hurt, 0, 0, 0), Fighter(quick(3, 2, "ok"), 1, 1, 0)]
     b = battle(fs, [5, 5, 5, 5], turn_limit=2)
+    declare_all(b)
     assert [c.id for c in b.order] == [0, 1]  # 11 vs 10
     b.combatants[0].health.take(4, DamageType.LETHAL)  # wounded: -2
     run(b, pass_everything)  # type: ignore[arg-type]
@@ -180,8 +202,8 @@ def test_INIT_4_wounds_apply_at_once_and_can_drop_a_character_in_the_order() -> 
     c = quick(2, 2, "c")
     faces = [9, 9, 10, 6, 2, 2, 2, 2, 2, 6, 6, 6, 6, 2]
     b = battle([Fighter(a, 0, 0, 0), Fighter(b_, 1, 1, 0), Fighter(c, 0, 20, 0)], faces)
-    assert [x.id for x in b.order] == [0, 1, 2]
     declare_all(b)
+    assert [x.id for x in b.order] == [0, 1, 2]
     step(b, ACT, 0, attack("punch", 1))
     step(b, DEFEND, 1, NONE)
     assert b.combatants[1].health.penalty == 2
@@ -203,10 +225,74 @@ def test_INIT_4_multiple_actions_do_not_lower_initiative() -> None:
 
 
 def test_INIT_5_slowest_declares_first() -> None:
+    """INIT-5 with INIT-9 (001): by the rolled initiative, lowest first."""
     fs = [Fighter(quick(2, 2, f"c{i}"), i % 2, i, 0) for i in range(4)]
-    b = battle(fs, [3, 9, 1, 6])  # totals 7, 13, 5, 10
+    b = battle_on(fs, [3, 9, 1, 6], rules_set=profile("001"))  # totals 7, 13, 5, 10
     assert declare_all(b) == [2, 0, 3, 1]
     assert act_actors(b) == []  # nobody has acted yet
+
+
+def test_INIT_9_preliminary_declarations_go_by_rating_before_the_roll() -> None:
+    """INIT-9 (004): nobody has rolled when the preliminary actions are declared: the
+    lowest Dexterity + Wits first (ties: the higher id first, as 001's reversed order)."""
+    fs = [Fighter(quick(d, 2, f"c{i}"), i % 2, i, 0) for i, d in enumerate([3, 1, 2, 2])]
+    b = battle_on(fs, [3, 9, 1, 6], rules_set=profile("004"))
+    assert not events(b, EventKind.INITIATIVE)
+    assert declare_all(b) == [1, 3, 2, 0]
+    assert len(events(b, EventKind.INITIATIVE)) == 4
+
+
+@pytest.mark.parametrize("preliminary", ["004", "001"])
+def test_INIT_9_the_battle_says_whether_this_turns_initiative_is_rolled(
+        preliminary: str) -> None:
+    """INIT-9: ``Battle.initiative_rolled`` is False during 004's preliminary decisions
+    (what advice and policies read before the roll), True once it is rolled."""
+    fs = [Fighter(quick(2, 2, "a"), 0, 0, 0), Fighter(quick(3, 3, "b"), 1, 1, 0)]
+    b = Battle(fs, dice=ScriptedDice([4, 4]), rules=profile(preliminary), start=False)
+    assert not b.initiative_rolled
+    b.begin()
+    assert b.initiative_rolled is (preliminary == "001")
+    declare_all(b)
+    assert b.initiative_rolled
+
+
+@pytest.mark.parametrize(("preliminary", "total"), [("004", 14), ("001", 12)])
+def test_INIT_9_a_dexterity_raise_counts_for_this_turns_initiative(
+        preliminary: str, total: int) -> None:
+    """INIT-9: 004 spends blood before the roll (Dexterity 3 + 2 -> rating 8, die 6 = 14);
+    001 after it (rating 6 + 6 = 12; the raise counts from the next turn)."""
+    vamp = block("v", kind="vampire", attrs={"dexterity": 3, "wits": 3}, generation=8)
+    fs = [Fighter(vamp, 0, 0, 0), Fighter(quick(1, 1, "m"), 1, 1, 0)]
+    b = battle_on(fs, [6, 1], rules_set=profile(preliminary))
+    while b.pending is not None and b.pending.kind is DECLARE:  # the slower mortal first
+        b.choose(ONE)
+    d = b.pending
+    assert d is not None and d.kind is BLOOD and d.actor == 0
+    b.choose(BloodSpend(BloodUse.DEXTERITY, 2))
+    declare_all(b)
+    (mine,) = events(b, EventKind.INITIATIVE, who=0)
+    assert mine["total"] == total
+
+
+@pytest.mark.parametrize(("preliminary", "penalty"), [("004", 0), ("001", 1)])
+def test_INIT_9_healing_before_the_roll_lifts_the_wound_penalty(
+        preliminary: str, penalty: int) -> None:
+    """INIT-9: a vampire Hurt (-1) heals one level: 004 rolls after it (no penalty);
+    001 rolled before it (the penalty at the roll counts this turn, INIT-4)."""
+    vamp = block("v", kind="vampire", attrs={"dexterity": 3, "wits": 3}, generation=8)
+    fs = [Fighter(vamp, 0, 0, 0), Fighter(quick(1, 1, "m"), 1, 1, 0)]
+    b = Battle(fs, dice=ScriptedDice([6, 1]), rules=profile(preliminary), start=False)
+    b.combatants[0].health.take(2, DamageType.BASHING)
+    b.begin()
+    while b.pending is not None and b.pending.kind is DECLARE:  # the slower mortal first
+        b.choose(ONE)
+    d = b.pending
+    assert d is not None and d.kind is BLOOD
+    b.choose(BloodSpend(BloodUse.HEAL, 1))
+    declare_all(b)
+    (mine,) = events(b, EventKind.INITIATIVE, who=0)
+    assert mine["penalty"] == penalty
+    assert b.initiative_now(b.combatants[0]) == 12 - penalty
 
 
 def test_INIT_5_declaration_covers_actions_full_defense_celerity_and_willpower() -> None:
@@ -285,6 +371,61 @@ def test_INIT_6_a_delay_held_to_the_end_still_acts() -> None:
     assert DELAY not in d.options and WAIT not in d.options
     step(b, ACT, 0, PASS)
     assert b.pending is None
+
+
+# --- INIT-10: a delay announced at the declaration ------------------------------------------
+
+
+def _three_announced(announced: bool) -> Battle:
+    fs = [Fighter(quick(2, 2, n), i % 2, i, 0) for i, n in enumerate("abc")]
+    return Battle(fs, dice=ScriptedDice([9, 6, 3]),
+                  rules=profile("004", delay_announced=announced), turn_limit=1)
+
+
+def test_INIT_10_announced_the_delay_is_said_at_the_declaration() -> None:
+    """INIT-10 (``delay_announced``, 004: «могут отложить свои действия ... при условии,
+    что объявят о своем решении на данном этапе», they may delay provided they say so at
+    the declaration): a (13) announces; at its initiative it is delayed without being
+    asked, interrupts before c, and nobody may delay on the spot."""
+    b = _three_announced(True)
+    decl = offered(b)
+    assert Declaration(1, delay=True) in decl and Declaration(1) in decl
+    declare_all(b, {0: Declaration(1, delay=True)})
+    d = b.pending
+    assert d is not None and (d.actor, d.interrupt) == (0, True)  # past its own, delayed
+    step(b, ACT, 0, DELAY)  # keep delaying (INIT-6)
+    d = b.pending
+    assert d is not None and (d.kind, d.actor) == (ACT, 1)
+    assert DELAY not in d.options and WAIT in d.options  # b announced nothing
+    step(b, ACT, 1, PASS)
+    d = b.pending
+    assert d is not None and (d.actor, d.interrupt) == (0, True)  # before c
+    step(b, ACT, 0, PASS)
+    step(b, ACT, 2, PASS)
+    assert b.pending is None
+    assert act_actors(b) == [0, 1, 0, 2]
+
+
+def test_INIT_10_not_announced_a_delay_is_chosen_when_the_turn_comes() -> None:
+    """INIT-10 off (000/001, both shipped profiles): no announced delays are declared,
+    DELAY is offered at the character's initiative (INIT-6)."""
+    assert not load_rules("v20").delay_announced and not load_rules("dark_ages").delay_announced
+    b = _three_announced(False)
+    assert not any(getattr(o, "delay", False) for o in offered(b))
+    declare_all(b)
+    d = b.pending
+    assert d is not None and d.actor == 0 and DELAY in d.options
+
+
+def test_INIT_10_an_announced_delay_survives_a_save_and_a_clone() -> None:
+    """INIT-10: the announcement is part of the combatant's state (saved only when set)."""
+    b = _three_announced(True)
+    declare_all(b, {0: Declaration(1, delay=True)})
+    assert b.combatants[0].announced
+    loaded = Battle.from_state(b.to_state())
+    for twin in (loaded, b.clone()):
+        assert twin.combatants[0].announced and twin.pending == b.pending
+    assert "announced" not in b.combatants[1].to_json()
 
 
 # --- INIT-7: wait -------------------------------------------------------------------------

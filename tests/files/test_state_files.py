@@ -235,13 +235,13 @@ def test_a_wounded_npc_has_the_wound_penalty_on_pools_and_initiative(tmp_path: P
     fresh = load_state(write(tmp_path, "scenario: gunfight\nturn: 2\n", "fresh.yaml"), seed=9)
     frankie = hurt.combatants[4]
     assert frankie.health.penalty == 1 and frankie.health.level_name == "injured"
+    shot = Action(ActionKind.ATTACK, "single_shot", 2)
+    until_act(hurt, 4)  # INIT-9 (004): the initiative is rolled after the declarations
+    until_act(fresh, 4)
     init = {e["who"]: e for e in hurt.log.events if e["e"] == EventKind.INITIATIVE}
     init0 = {e["who"]: e for e in fresh.log.events if e["e"] == EventKind.INITIATIVE}
     assert init[4]["penalty"] == 1 and init[4]["die"] == init0[4]["die"]
     assert init[4]["total"] == init0[4]["total"] - 1
-    shot = Action(ActionKind.ATTACK, "single_shot", 2)
-    until_act(hurt, 4)
-    until_act(fresh, 4)
     a, b = hurt.plan(4, shot), fresh.plan(4, shot)
     assert a is not None and b is not None
     assert a.pool == b.pool - 1

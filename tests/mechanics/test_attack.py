@@ -451,6 +451,38 @@ def test_DEF_1_defense_is_subtracted_from_attack_successes(
 
 
 @pytest.mark.parametrize(
+    ("passive", "defense", "diff"),
+    [(0, DefenseKind.NONE, 6), (1, DefenseKind.NONE, 7), (1, DefenseKind.DODGE, 6)],
+)
+def test_DEF_9_passive_defense_adds_only_what_a_profile_sets(
+        passive: int, defense: DefenseKind, diff: int) -> None:
+    """DEF-9 (004: the difficulty «может меняться с учетом ... пассивной защиты
+    противника», may change with the target's passive defense, no number given): both
+    shipped profiles add nothing; a profile's ``passive_defense_difficulty`` is added to
+    an attack on a target that declares no defense (an active one: nothing)."""
+    assert load_rules("v20").passive_defense_difficulty == 0
+    assert load_rules("dark_ages").passive_defense_difficulty == 0
+    rules = V20.model_copy(update={"passive_defense_difficulty": passive})
+    a = fighter("a", dexterity=3, wits=3, brawl=2)
+    d = fighter("d", dexterity=2, wits=1, dodge=2)
+    b = Battle([Fighter(a, 0, 0, 0), Fighter(d, 1, 1, 0)],
+               dice=ScriptedDice([9, 1, *[FILLER] * 5, *[FILLER] * 4]), rules=rules,
+               turn_limit=1)
+    full = Declaration(1, full_defense=True)  # DEF-7: dodges with no abort roll
+    while b.pending is not None and b.pending.kind is not ACT:
+        p = b.pending
+        if p.kind is DECLARE:
+            b.choose(full if p.actor == 1 and defense is DefenseKind.DODGE else ONE)
+        else:
+            b.choose(p.options[0])
+    step(b, ACT, 0, attack("punch", 1))
+    d = b.pending
+    assert d is not None and d.kind is DEFEND
+    b.choose(next(o for o in d.options if isinstance(o, Defense) and o.kind is defense))
+    assert roll_of(b.log, "attack")["diff"] == diff
+
+
+@pytest.mark.parametrize(
     ("maneuver", "attacker_weapon", "defender", "legal"),
     [
         ("punch", None, {}, {DODGE, BLOCK}),

@@ -24,7 +24,6 @@ from rule_helpers import (
     rolls,
     sheet,
     single_roll,
-    skip_blood,
     step,
     successes,
 )
@@ -221,7 +220,7 @@ def test_CPX_4_knockdown_success_up_at_once_minus_two_initiative_next_turn() -> 
     t = b.combatants[1]
     assert not t.prone
     step(b, ACT, 1, PASS)
-    skip_blood(b)
+    declare_all(b)  # INIT-9 (004): the roll comes after the declarations
     init = events(b, EventKind.INITIATIVE, who=1)[-1]
     assert init["total"] == 6 + 9 - 2
     assert events(b, EventKind.INITIATIVE, who=0)[-1]["total"] == 6 + 1
@@ -239,7 +238,7 @@ def test_CPX_4_knockdown_failure_next_action_is_getting_up() -> None:
     assert not t.prone
     assert not rolls(b, "get_up")  # alone: no roll (ACT-6)
     # next turn: standing, no initiative penalty
-    skip_blood(b)
+    declare_all(b)  # INIT-9 (004): the roll comes after the declarations
     assert events(b, EventKind.INITIATIVE, who=1)[-1]["total"] == 6 + 9
 
 

@@ -302,6 +302,23 @@ def test_MAN_6_clinch_first_turn_damage_is_strength() -> None:
     assert (a.clinch_with, t.clinch_with) == (1, 0)
 
 
+@pytest.mark.parametrize(("reading", "pool"), [("strength", 3), ("successes", 6)])
+def test_MAN_6_variant_clinch_first_damage(reading: str, pool: int) -> None:
+    """MAN-6 variant (``clinch_first_damage``): 000 "в первом раунде атакующий
+    выбрасывает повреждения, равные значению своей Силы" (the attacker rolls damage
+    equal to its Strength): 4 successes, Strength 3 -> 3 dice (``strength``, v20's
+    default); ATK-5's general reading adds the 3 extra successes -> 6 dice."""
+    rules = load_rules("v20").model_copy(update={"clinch_first_damage": reading})
+    assert load_rules("v20").clinch_first_damage == "strength"
+    faces = [9, 1, *successes(4, 5), *[FILLER] * pool, FILLER]
+    b = battle_on([Fighter(striker(), 0, 0, 0), Fighter(victim(), 1, 1, 0)], faces,
+                  rules_set=rules)
+    declare_all(b)
+    step(b, ACT, 0, attack("clinch", 1))
+    step(b, DEFEND, 1, NONE)
+    assert single_roll(b, "damage")["pool"] == pool
+
+
 def test_MAN_6_in_a_clinch_only_crush_break_free_or_pass() -> None:
     """MAN-6: neither can do anything else (no strikes, moves, draws, delays, full
     defense) until the clinch ends; crush or break free come "in later turns", so the
@@ -694,12 +711,52 @@ def test_MAN_11_claws_in_battle(disc: dict[str, int], marks: str, dtype: str) ->
     a = sheet("c", kind="vampire", strength=2, dexterity=3, wits=3, brawl=2, **disc)
     faces = [9, 1, *successes(1, 5), 7, 2, 2]
     b = close_pair(a, victim(), faces)
+    b.combatants[0].claws_out = True  # grown before (their cost: the tests below)
     assert "claws" in offered_maneuvers(b, 1)
     step(b, ACT, 0, attack("claws", 1))
     step(b, DEFEND, 1, NONE)
     assert single_roll(b, "damage")["pool"] == 3
     assert b.combatants[1].health.marks() == marks
     assert events(b, EventKind.DAMAGE)[0]["type"] == dtype
+
+
+@pytest.mark.parametrize("grow_action", [True, False])
+def test_MAN_11_feral_claws_cost_blood_and_the_action(grow_action: bool) -> None:
+    """MAN-11 variant (``claws_grow_action``, ``claws_blood``): claws not out are grown
+    first for a blood point; with v20's default that takes the action (no attack roll,
+    the claws out for the next); without it the attack follows at once."""
+    a = sheet("c", kind="vampire", strength=2, dexterity=3, wits=3, brawl=2, protean=2)
+    rules = load_rules("v20").model_copy(update={"claws_grow_action": grow_action})
+    faces = [9, 1, *successes(1, 5), 7, 2, 2, FILLER]
+    b = battle_on([Fighter(a, 0, 0, 0), Fighter(victim(), 1, 1, 0)], faces, rules_set=rules,
+                  turn_limit=1)
+    declare_all(b)
+    c = b.combatants[0]
+    blood = c.blood
+    step(b, ACT, 0, attack("claws", 1))
+    assert c.claws_out and c.blood == blood - 1
+    (grown,) = events(b, EventKind.ACTION, action="claws")
+    assert grown["blood"] == 1
+    if grow_action:
+        assert not rolls(b, "attack")  # the action went on growing them
+        assert b.pending is not None and (b.pending.kind, b.pending.actor) == (ACT, 1)
+    else:
+        step(b, DEFEND, 1, NONE)
+        assert single_roll(b, "attack")["pool"] == 5
+
+
+def test_MAN_11_claws_out_cost_nothing_more_and_spurs_are_free() -> None:
+    """MAN-11: claws already out are not grown again; Bone Craft spurs (Vicissitude 3)
+    cost nothing (the rule names Feral Claws)."""
+    for disc, out in (({"protean": 2}, True), ({"vicissitude": 3}, False)):
+        a = sheet("c", kind="vampire", strength=2, dexterity=3, wits=3, brawl=2, **disc)
+        b = close_pair(a, victim(), [9, 1, *successes(1, 5), 7, 2, 2, FILLER])
+        c = b.combatants[0]
+        c.claws_out = out
+        blood = c.blood
+        step(b, ACT, 0, attack("claws", 1))
+        step(b, DEFEND, 1, NONE)
+        assert c.blood == blood and not events(b, EventKind.ACTION, action="claws")
 
 
 def test_MAN_11_no_claws_offered_without_the_discipline() -> None:

@@ -27,10 +27,14 @@ from vtm_sim.data.tables import DamageType, load_tables
 from vtm_sim.engine.battle import Fighter
 from vtm_sim.events import EventKind
 from vtm_sim.mechanics.movement import (
+    JUDGE_DIFFICULTY,
+    JUDGE_SUCCESSES,
     JUMP_DIFFICULTY,
     Pursuit,
     burden,
     carry_limit,
+    judge_jump,
+    judge_pool,
     jump_feet,
     jump_pool,
     run_allowance,
@@ -188,6 +192,38 @@ def test_MOVE_3_two_feet_up_or_four_across_per_success_at_difficulty_3(
     assert jump_feet(r.successes, vertical=True) == up
     assert jump_feet(r.successes, vertical=False) == across
     assert jump_feet(1, vertical=False) * 0.3048 == pytest.approx(1.22, abs=0.01)  # 003
+
+
+# --- MOVE-6: jump details ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("faces", "known"),
+    [([7, 7, 7, 2, 2], 3), ([7, 7, 2, 2, 2], None), ([7, 7, 7, 1, 2], None)],
+)
+def test_MOVE_6_judging_a_jump_beforehand(faces: list[int], known: int | None) -> None:
+    """MOVE-6 (003: «бросок Восприятие+Атлетика (сложность 6, требуется 3 успеха) еще до
+    прыжка», Perception + Athletics, difficulty 6, 3 successes, before the jump): with
+    3 successes the jumper knows a 12-ft gap needs 3 successes; fewer (a 1 cancels one):
+    it does not."""
+    c = combatant(sheet("j", perception=3, athletics=2))
+    assert judge_pool(c) == 5
+    r, needed = judge_jump(c, 12.0, vertical=False, dice=ScriptedDice(faces))
+    assert (r.pool, r.difficulty) == (5, JUDGE_DIFFICULTY) == (5, 6)
+    assert needed == known and JUDGE_SUCCESSES == 3
+
+
+def test_MOVE_6_a_running_jump_needs_a_run_up_longer_than_the_jump() -> None:
+    """MOVE-6 (003: «персонаж должен отойти на расстояние, которое превышает расстояние
+    от него до цели прыжка», the run-up must exceed the distance to the jump's target):
+    an 8-ft gap is a running jump after 3 yards (9 ft), a standing one after 2 (6 ft)."""
+    from vtm_sim.core.space import Obstacle, ObstacleKind
+    from vtm_sim.engine.obstacles import Route
+
+    gap = Obstacle("gap", ObstacleKind.GAP, 0.0, -1.0, 0.0, 1.0, 8.0)
+    assert Route(0.0, (), gap, 3.0).running(0.0)
+    assert not Route(0.0, (), gap, 2.0).running(0.0)
+    assert Route(0.0, (), gap, 1.0).running(2.0)  # yards run earlier this turn count
 
 
 # --- MOVE-4: pursuit ------------------------------------------------------------------------------

@@ -506,6 +506,79 @@ def test_RNG_8_called_shot_in_battle_with_the_002_table() -> None:
     assert events(b, EventKind.ATTACK)[0]["called"] == "small"
 
 
+# --- RNG-11: called shots that pierce armor or reach a hidden target --------------------
+
+NO_PIERCE = V20.model_copy(update={"called_shot_pierces": False})
+
+
+@pytest.mark.parametrize(
+    ("rules", "armor", "size", "soak"),
+    [
+        (V20, "kevlar_vest", None, 2 + 3),  # a plain shot: Stamina + the vest
+        (V20, "kevlar_vest", CalledShot.MEDIUM, 2),  # a limb: the vest leaves it bare
+        (V20, "kevlar_vest", CalledShot.TINY, 2),  # an eye
+        (V20, "riot_gear", CalledShot.SMALL, 2 + 5),  # helmet and visor: covered
+        (V20, "reinforced_clothing", CalledShot.MEDIUM, 2 + 1),  # sleeves cover the limbs
+        (V20, "reinforced_clothing", CalledShot.SMALL, 2),  # not the head
+        (NO_PIERCE, "kevlar_vest", CalledShot.MEDIUM, 2 + 3),  # the option off
+    ],
+)
+def test_RNG_11_called_shot_pierces_the_armor_it_aims_past(
+        rules: RuleSet, armor: str, size: CalledShot | None, soak: int) -> None:
+    """RNG-11 (000: «такой выстрел может пробить броню», such a shot can pierce armor):
+    a called shot at a size the armor does not cover everywhere (``covers`` in
+    configs/armor.yaml) ignores its soak; ``called_shot_pierces`` off: never."""
+    from vtm_sim.data.tables import DamageType
+    from vtm_sim.mechanics.attack import pierces, soak_pool
+
+    a = combatant(gunman(strength=2, brawl=2))
+    t = combatant(sheet("t", stamina=2, armor=armor), 1, 1, 1.0)
+    p = plan_attack(a, t, "punch", TABLES, rules, called=size)
+    assert p is not None
+    pool = soak_pool(t, DamageType.BASHING, rules, pierced=pierces(p, t, rules))
+    assert pool == soak
+
+
+def test_RNG_11_a_pierced_armor_is_not_broken_and_the_soak_roll_skips_it() -> None:
+    """RNG-11 in battle: a called punch at a vest-wearer's arm: the soak roll has Stamina's
+    dice only, and 6 damage successes (twice the vest's 3, SOAK-5) do not break it."""
+    t = sheet("t", stamina=2, armor="kevlar_vest")
+    a = gunman(strength=5, brawl=3)
+    # init; punch 7 dice at 7: 2 successes; damage 5 + 1 (called) + 1 = 7 dice: 6; soak 2
+    faces = [9, 1, *successes(2, 7), *successes(6, 7), FILLER, FILLER]
+    b = battle_on([Fighter(a, 0, 0, 0), Fighter(t, 1, 1, 0)], faces)
+    declare_all(b)
+    step(b, ACT, 0, Action(ActionKind.ATTACK, "punch", 1, called=CalledShot.MEDIUM))
+    assert single_roll(b, "soak")["pool"] == 2
+    assert b.combatants[1].armor_rating == 3
+    assert not events(b, EventKind.ARMOR)
+
+
+@pytest.mark.parametrize(
+    ("rules", "level", "size", "diff"),
+    [
+        (V20, 2, None, 8),  # behind a wall: +2
+        (V20, 2, CalledShot.MEDIUM, 9),  # +1 is less than the wall's: the cover stays
+        (V20, 2, CalledShot.SMALL, 8),  # the head over the wall: +2 in place of +2 + 2
+        (V20, 3, CalledShot.TINY, 9),  # superior cover: the eye at +3, not 3 + 3
+        (V20, 1, CalledShot.MEDIUM, 7),  # prone-like light cover: +1 for +1
+        (NO_PIERCE, 2, CalledShot.SMALL, 10),  # the option off: both add
+    ],
+)
+def test_RNG_11_called_shot_reaches_the_part_that_shows_from_cover(
+        rules: RuleSet, level: int, size: CalledShot | None, diff: int) -> None:
+    """RNG-11 (000: «или попасть по скрывающейся цели», or hit a target that hides): a
+    called shot at least as hard as the cover takes its own difficulty for the cover's."""
+    from vtm_sim.core.space import CoverLevel, CoverZone, Field
+
+    field = Field(cover=(CoverZone("wall", 10, 0, 1.0, CoverLevel(level)),))
+    b = battle_on([Fighter(gunman("heavy_pistol"), 0, 0, 0), Fighter(sheet("t"), 1, 10, 0)],
+                  [9, 1], rules_set=rules, field=field)
+    declare_all(b)
+    p = b.plan(0, Action(ActionKind.ATTACK, "single_shot", 1, called=size))
+    assert p is not None and p.difficulty == diff
+
+
 # --- RNG-9: two weapons ------------------------------------------------------------------
 
 

@@ -248,6 +248,7 @@ def test_VAMP_4_fortitude_soak_roll_against_claws_in_battle() -> None:
     a = vamp("a", protean=2)
     d = vamp("d", stamina=3, fortitude=2)
     b = battle([Fighter(a, 0, 0, 0), Fighter(d, 1, 1, 0)], faces)
+    b.combatants[0].claws_out = True  # MAN-11: grown before
     declare_all(b)
     step(b, ACT, 0, attack("claws", 1))
     step(b, DEFEND, 1, NONE)

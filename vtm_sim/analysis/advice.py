@@ -76,6 +76,7 @@ SHARES: Final = {DecisionKind.ACT: 0.55, DecisionKind.DECLARE: 0.25, DecisionKin
                  DecisionKind.DEFEND: 1.0}
 PASSIVE: Final = frozenset({ActionKind.PASS, ActionKind.WAIT, ActionKind.DELAY})
 HORIZON: Final = 2  # turn boundaries a rollout plays past the planned turn
+DUEL_HORIZON: Final = 6  # in a duel (advice_quality.py: 0.48 against the planner at 2, 0.50 at 6)
 GOAL_HORIZON: Final = {GoalKind.ESCAPE: 4, GoalKind.SURVIVE: 3}
 CASE_SHARE: Final = 0.1  # initiative cases rarer than this are not named
 
@@ -298,6 +299,14 @@ def probe(root: Battle, npc: int, playout: Callable[[int], Policy], plan: Plan, 
     return Probe(k, found)
 
 
+def horizon_for(goal: Goal, combatants: int) -> int:
+    """Turn boundaries a simulated fight plays past the planned turn before the goal's
+    estimate scores it: :data:`GOAL_HORIZON` for goals that take time, else
+    :data:`HORIZON`, longer in a duel (its rollouts are cheap: nearest plays them)."""
+    base = GOAL_HORIZON.get(goal.kind, HORIZON)
+    return max(base, DUEL_HORIZON) if combatants <= 2 else base
+
+
 def own_playout(goal: Goal, playout: Callable[[int], Policy]
                 ) -> Callable[[int], Policy] | None:
     """How the NPC itself plays on past the plan in the simulated fights: for ``escape``,
@@ -407,7 +416,7 @@ def advise(
     me = root.combatants[npc]
     names = labels([c.name for c in root.combatants])
     kinds = frozenset(TURN_ORDER) if kind is None else frozenset({kind})
-    horizon = GOAL_HORIZON.get(goal.kind, HORIZON)
+    horizon = horizon_for(goal, len(root.combatants))
     own = own_playout(goal, playout) or playout  # the NPC's own picks: the prior
     t_probe = time.monotonic()
     probes = [probe(root, npc, playout, {}, seed, k, kinds) for k in range(PROBES)]
@@ -511,9 +520,11 @@ def initiative_cases(root: Battle, npc: int, opts: list[Choice], tallies: list[T
     begun = root.pending is not None or root.over or bool(root.stack)
     given = root.initiative_given or {}
     able_ids = [c.id for c in root.combatants if root.able(c)]
-    if begun or all(i in given for i in able_ids):
+    if (begun and root.initiative_rolled) or all(i in given for i in able_ids):
         return ("initiative as it stands in the state: one case", ())
-    odds = ahead_odds(root, me, root.turn + 1, given)
+    # not begun: the turn about to start; begun before the roll (INIT-9's preliminary
+    # blood and declarations, 004): this turn
+    odds = ahead_odds(root, me, root.turn if begun else root.turn + 1, given)
     n = max(t.n for t in tallies)
     finalists = [i for i, t in enumerate(tallies) if t.n == n]
     cases: list[Case] = []

@@ -16,7 +16,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from vtm_sim.analysis.advice import act_candidates, own_playout
+from vtm_sim.analysis.advice import act_candidates, horizon_for, own_playout
 from vtm_sim.analysis.goals import Goal
 from vtm_sim.analysis.search import TIE_Z, Budget, Job, paired, race, tied
 from vtm_sim.core.choices import Choice, Decision, DecisionKind
@@ -38,7 +38,7 @@ class AdvisorPolicy:
 
     def __init__(self, playout: Callable[[int], Policy], *, goal: GoalKind = GoalKind.WIN,
                  target: int | None = None, rollouts: int = 64, seed: int = 0,
-                 horizon: int = 2, prior: Policy | None = None) -> None:
+                 horizon: int | None = None, prior: Policy | None = None) -> None:
         self.playout = playout
         if prior is None:
             prior = TacticianPolicy(grapple=True)
@@ -61,12 +61,14 @@ class AdvisorPolicy:
             opts = act_candidates(battle, decision, goal, prior)
         else:
             opts = candidates(battle, decision, prior)
-        opts = opts[: max(2, self.rollouts // 4)]
+        opts = opts[: max(2, self.rollouts // 8)]
         if len(opts) == 1:
             return prior
         seed = int(self.rng.integers(0, 2**63 - 1))
         plans = tuple({decision.kind: o} for o in opts)
-        job = Job(battle, npc, goal, self.playout, plans, seed, self.horizon,
+        horizon = (self.horizon if self.horizon is not None
+                   else horizon_for(goal, len(battle.combatants)))
+        job = Job(battle, npc, goal, self.playout, plans, seed, horizon,
                   own_playout(goal, self.playout))
         tallies = race(job, Budget(None, self.rollouts, floor=2, round_size=4,
                                    total=self.rollouts), workers=1)

@@ -21,6 +21,7 @@ from vtm_sim.core.weapons import DamageType
 from vtm_sim.engine.battle import Battle
 from vtm_sim.engine.chase import chase_pool
 from vtm_sim.mechanics.combatant import Combatant
+from vtm_sim.text.names import cast_of
 
 GOAL_VERBS = {
     GoalKind.WIN: "to win", GoalKind.SURVIVE: "to come out standing",
@@ -31,13 +32,20 @@ GOAL_VERBS = {
 
 def goal_figure(b: Battle, goal: Goal, t: Tally) -> str:
     lo, hi = t.value_ci95
-    target = "" if goal.target is None else b.combatants[goal.target].name
+    target = "" if goal.target is None else short_name(b.combatants[goal.target])
     verb = GOAL_VERBS[goal.kind].format(t=target)
     return f"{t.goal:.0%} {verb} ({lo:.0%}-{hi:.0%})"
 
 
 def _pronoun(c: Combatant) -> str:
-    return c.name.split(",")[0]
+    """The short name a Storyteller says (``Jax``; a sheet's ``short:``), as narration does."""
+    return short_name(c)
+
+
+def short_name(c: Combatant) -> str:
+    short = getattr(c.stats, "short", None)
+    people = cast_of([{"name": c.stats.name, "short": short}])
+    return people[0].short
 
 
 def attack_fact(b: Battle, me: Combatant, ex: object, alts: Sequence[tuple[Choice, object,

@@ -152,7 +152,7 @@ def _progress() -> Callable[[int], None]:
 
 def _lines(a: Advice, show_all: bool = False) -> list[str]:
     out = [f"{a.npc}, turn {a.turn}: to {a.goal_words} (goal {a.goal}; {a.rollouts} simulated "
-           f"fights in {a.seconds:.1f} s, seed {a.seed})."]
+           f"fights in {a.seconds:.1f} s, policy {a.policy}, seed {a.seed})."]
     if len(a.plan) > 1 or (a.plan and a.plan[0].kind is not a.decision):
         out.append("This turn: " + "; then ".join(s.action for s in a.plan) + ". " + a.then)
     differs = [c for c in a.cases if c.differs]

@@ -164,47 +164,85 @@ def roll_cmd(
 @click.argument("sheet_file", metavar="FILE")
 @click.option("--running", is_flag=True, help="A running jump: Strength + Athletics.")
 @click.option("--vertical", is_flag=True, help="Up (2 ft a success) rather than across (4 ft).")
+@click.option("--feet", type=click.FloatRange(min=0), default=None, metavar="FEET",
+              help="The jump's length (or height): short of it, a Dexterity + Athletics roll "
+                   "at 6 catches the edge (MOVE-6), as in battle.")
+@click.option("--judge", is_flag=True,
+              help="With --feet: first Perception + Athletics at 6; 3 successes tell the "
+                   "successes the jump needs (MOVE-6).")
 @click.option("--faces", default=None, metavar="1,9,...", help="The dice you rolled.")
 @click.option("--seed", type=SEED, default=0, metavar="N", help=SEED_HELP)
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
-def jump_cmd(sheet_file: str, running: bool, vertical: bool, faces: str | None, seed: int,
-             as_json: bool) -> None:
-    """MOVE-3: how far a character jumps (Strength, + Athletics running, difficulty 3)."""
+def jump_cmd(sheet_file: str, running: bool, vertical: bool, feet: float | None, judge: bool,
+             faces: str | None, seed: int, as_json: bool) -> None:
+    """MOVE-3/6: how far a character jumps (Strength, + Athletics running, difficulty 3),
+    with the battle's rule code (vtm_sim/mechanics/movement.py)."""
     from vtm_sim.core.dice import ScriptedDice, roll
     from vtm_sim.data.stat_blocks import load_stat_block
     from vtm_sim.data.tables import load_tables
     from vtm_sim.mechanics.combatant import Combatant
-    from vtm_sim.mechanics.movement import JUMP_DIFFICULTY, jump_dice, jump_feet, jump_successes
+    from vtm_sim.mechanics.movement import (
+        JUMP_DIFFICULTY,
+        LANDING_DIFFICULTY,
+        judge_jump,
+        jump_dice,
+        jump_feet,
+        jump_successes,
+        landing_pool,
+    )
     from vtm_sim.text.dicewords import plural
 
     with user_errors():
+        if judge and feet is None:
+            _fail("--judge: give the jump's --feet")
         tables = load_tables()
         c = Combatant.create(0, load_stat_block(sheet_file, tables), 0, tables)
         pool = jump_dice(c, running)
         scripted = (ScriptedDice(_parse_faces(faces, "--faces"), "--faces")
                     if faces is not None else None)
         dice: DiceSource = scripted if scripted is not None else _rng_dice(seed)
+        judged = judge_jump(c, feet or 0.0, vertical=vertical, dice=dice) if judge else None
         r = roll(pool, JUMP_DIFFICULTY, dice)
-        if scripted is not None and scripted.remaining:
-            _fail(f"--faces: {plural(len(r.faces) + scripted.remaining, 'face')} given but "
-                  f"the jump roll of {plural(pool, 'die', 'dice')} used {len(r.faces)}")
         total = jump_successes(c, r.successes, r.botch)  # VAMP-5: + Potence, as in battle
         potence = total - r.successes if not r.botch else 0
-        feet = jump_feet(total, vertical=vertical)
+        reached = jump_feet(total, vertical=vertical)
+        short = feet is not None and (r.botch or reached < feet)
+        landing = None
+        if short and not r.botch:  # MOVE-6: catch the edge (a botch falls at once)
+            landing = roll(landing_pool(c), LANDING_DIFFICULTY, dice)
+        if scripted is not None and scripted.remaining:
+            used = sum(len(x.faces) for x in (judged[0] if judged else None, r, landing)
+                       if x is not None)
+            what = ("the rolls" if used != len(r.faces)
+                    else f"the jump roll of {plural(pool, 'die', 'dice')}")
+            _fail(f"--faces: {plural(used + scripted.remaining, 'face')} given but "
+                  f"{what} used {used}")
+    fell = short and (landing is None or landing.successes <= 0)
     if as_json:
-        click.echo(_dump({**(_roll_json(r) or {}), "potence": potence, "total": total,
-                          "feet": feet, "vertical": vertical, "running": running}))
+        out: dict[str, Any] = {**(_roll_json(r) or {}), "potence": potence, "total": total,
+                               "feet": reached, "vertical": vertical, "running": running}
+        if feet is not None:
+            out.update({"needed_feet": feet, "cleared": not short,
+                        "landing": _roll_json(landing), "fell": fell})
+        if judged is not None:
+            out.update({"judge": _roll_json(judged[0]), "needed": judged[1]})
+        click.echo(_dump(out))
         return
     way = "up" if vertical else "across"
     extra = f" + {potence} from Potence" if potence else ""
+    if judged is not None:
+        jr, needed = judged
+        told = (f"it needs {plural(needed, 'success', 'successes')}" if needed is not None
+                else "not sure what it needs")
+        click.echo(f"{c.name} judges the jump: {_roll_words(jr)} -> {told}.")
     click.echo(f"{c.name} jumps ({'running' if running else 'standing'}): {_roll_words(r)}"
-               f"{extra} -> {feet:g} ft {way} ({feet * 0.3048:.2f} m).")
-
-
-def chase_lead(lead: float, vehicles: bool) -> int:
-    from vtm_sim.mechanics.movement import Pursuit
-
-    return Pursuit.start(lead, vehicles=vehicles).quarry
+               f"{extra} -> {reached:g} ft {way} ({reached * 0.3048:.2f} m).")
+    if feet is not None and not short:
+        click.echo(f"It clears the {feet:g} ft.")
+    elif feet is not None:
+        caught = "" if landing is None else f" Catching the edge: {_roll_words(landing)}."
+        click.echo(f"Short of the {feet:g} ft.{caught} "
+                   + ("It falls." if fell else "It holds on."))
 
 
 @main.command("pursuit")
@@ -215,70 +253,69 @@ def chase_lead(lead: float, vehicles: bool) -> int:
 @click.option("--vehicles", is_flag=True, help="A car chase: one success per 10 yards of lead.")
 @click.option("--turns", type=click.IntRange(1, 1000), default=10, show_default=True,
               metavar="N", help="Turns to play before the Storyteller calls it.")
+@click.option("--rules", "rules_name", default="v20", show_default=True, metavar="PROFILE",
+              help="Rules profile (name or YAML path): fatigue, Perception rolls, margin.")
 @click.option("--seed", type=SEED, default=0, metavar="N",
               help="Seed of the chase's dice (default 0).")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def pursuit_cmd(quarry_file: str, pursuer_file: str, lead: float, vehicles: bool, turns: int,
-                seed: int, as_json: bool) -> None:
-    """MOVE-4: a chase as an extended Dexterity + Athletics contest."""
-    from vtm_sim.core.dice import roll
+                rules_name: str, seed: int, as_json: bool) -> None:
+    """MOVE-4/5: a chase as an extended Dexterity + Athletics contest, played by a
+    battle's own chase rules (vtm_sim/engine/lone_chase.py)."""
     from vtm_sim.data.rules import load_rules
     from vtm_sim.data.stat_blocks import load_stat_block
     from vtm_sim.data.tables import load_tables
-    from vtm_sim.engine.chase import CHASE_DIFFICULTY, chase_pool, tired_dice
-    from vtm_sim.mechanics.combatant import Combatant
-    from vtm_sim.mechanics.movement import Pursuit
+    from vtm_sim.engine.lone_chase import lone_chase
     from vtm_sim.text.dicewords import plural
 
     with user_errors():
         tables = load_tables()
-        q = Combatant.create(0, load_stat_block(quarry_file, tables), 0, tables)
-        p = Combatant.create(1, load_stat_block(pursuer_file, tables), 1, tables)
-        rules = load_rules()  # MOVE-4 as in battle: the v20 profile's fatigue and margin
-        fatigue, margin = rules.chase_fatigue_turns, rules.chase_escape_margin
-        dice = _rng_dice(seed)
-        chase = Pursuit.start(lead, vehicles=vehicles)
-        lines, rows = [], []
-        tired: list[str] = []
-        dead_end = escaped = False
-        for turn in range(1, turns + 1):
-            lost_p = tired_dice(p, turn - 1, fatigue)  # mortals tire, vampires do not
-            lost_q = tired_dice(q, turn - 1, fatigue)
-            rp = roll(chase_pool(p, lost_p), CHASE_DIFFICULTY, dice)
-            rq = roll(chase_pool(q, lost_q), CHASE_DIFFICULTY, dice)
-            for who, lost in ((q, lost_q), (p, lost_p)):
-                if lost and who.name not in tired:
-                    tired.append(who.name)
-            dead_end = rq.botch  # 003: the quarry's botch is a dead end
-            caught = chase.turn(rp.successes, rq.successes) or dead_end
-            escaped = not caught and chase.quarry - chase.pursuer >= margin  # "outran"
-            rows.append({"turn": turn, "pursuer": _roll_json(rp), "quarry": _roll_json(rq),
-                         "pursuer_total": chase.pursuer, "quarry_total": chase.quarry,
-                         "pursuer_tired": lost_p, "quarry_tired": lost_q,
-                         "dead_end": dead_end})
-            lines.append(f"Turn {turn}: {p.name} {_roll_words(rp)}; {q.name} {_roll_words(rq)}; "
-                         f"totals {chase.pursuer} against {chase.quarry}."
-                         + (f" {q.name} runs into a dead end." if dead_end else ""))
-            if caught or escaped:
-                break
+        rules = load_rules(rules_name)
+        quarry = load_stat_block(quarry_file, tables)
+        pursuer = load_stat_block(pursuer_file, tables)
+        run = lone_chase(quarry, pursuer, lead, turns=turns, rules=rules,
+                         dice=_rng_dice(seed), tables=tables, vehicles=vehicles)
+    turn = len(run.rounds)
     if as_json:
-        click.echo(_dump({"lead_successes": chase_lead(lead, vehicles),
-                          "caught": chase.caught or dead_end, "escaped": escaped,
-                          "turns": turn, "rounds": rows,
-                          "tiring": tired}))
+        click.echo(_dump({"lead_successes": run.lead_successes, "caught": run.caught,
+                          "escaped": bool(run.escaped), "reason": run.escaped or None,
+                          "turns": turn, "rounds": list(run.rounds),
+                          "tiring": list(run.tiring)}))
         return
-    head = plural(chase_lead(lead, vehicles), "success", "successes")
-    click.echo(f"{q.name} runs with a {lead:g}-yard lead ({head}).")
-    for line in lines:
+    q, p = quarry.name, pursuer.name
+    head = plural(run.lead_successes, "success", "successes")
+    click.echo(f"{q} runs with a {lead:g}-yard lead ({head}).")
+    for r in run.rounds:
+        bits = []
+        for who, key in ((p, "pursuer"), (q, "quarry")):
+            if r[key] is not None:
+                bits.append(f"{who} {_roll_words_json(r[key])}")
+        line = f"Turn {r['turn']}: " + ("; ".join(bits) or "no chase roll")
+        line += f"; totals {r['pursuer_total']} against {r['quarry_total']}."
+        if r["sight"] is not None:
+            kept = "keeps" if not r.get("lost_sight") else "loses"
+            line += f" {p} {kept} sight of {q} (Perception {_roll_words_json(r['sight'])})."
+        if r["dead_end"]:
+            line += f" {q} runs into a dead end."
         click.echo(line)
-    if chase.caught or dead_end:
-        click.echo(f"{p.name} catches {q.name} on turn {turn}.")
-    elif escaped:
-        click.echo(f"{q.name} gets away on turn {turn}: {plural(margin, 'success', 'successes')} "
-                   "ahead, as a battle's outran escape.")
+    if run.caught:
+        click.echo(f"{p} catches {q} on turn {turn}.")
+    elif run.escaped:
+        why = {"lost": f"{p} has lost sight of {q}",
+               "outpaced": f"{q} is much faster", "unpursued": "nobody gives chase",
+               "outran": f"{plural(rules.chase_escape_margin, 'success', 'successes')} ahead"}
+        click.echo(f"{q} gets away on turn {turn}: {why.get(run.escaped, run.escaped)}.")
     else:
-        click.echo(f"{q.name} is still ahead after {plural(turn, 'turn')}.")
-    if tired:
-        click.echo(f"Mortals tire (MOVE-4): {', '.join(tired)} lost dice after "
-                   f"{plural(fatigue, 'turn')} at full pace (one more each turn); "
-                   "vampires do not.")
+        click.echo(f"{q} is still ahead after {plural(turn, 'turn')}.")
+    if run.tiring:
+        click.echo(f"Mortals tire (MOVE-4): {', '.join(run.tiring)} lost dice after "
+                   f"{plural(rules.chase_fatigue_turns, 'turn')} at full pace (one more each "
+                   "turn); vampires do not.")
+
+
+def _roll_words_json(r: dict[str, Any]) -> str:
+    """A roll as ``_roll_json`` wrote it, in words."""
+    from vtm_sim.core.dice import Roll
+
+    return _roll_words(Roll(r["pool"], r["difficulty"], tuple(r["faces"]), r["successes"],
+                            r["botch"]))

@@ -60,10 +60,16 @@ class Declaration:
     full_defense: bool = False  # DEF-7
     celerity: int = 0  # VAMP-3: extra actions bought with blood
     willpower: bool = False  # DICE-8: one automatic success on the first attack roll
+    # INIT-10 (004, the ``delay_announced`` profile option): a delay said at the
+    # declaration; its first action is then delayed (INIT-6) when its turn comes
+    delay: bool = False
 
     def to_json(self) -> dict[str, Any]:
-        return {"actions": self.actions, "full_defense": self.full_defense,
-                "celerity": self.celerity, "willpower": self.willpower}
+        d: dict[str, Any] = {"actions": self.actions, "full_defense": self.full_defense,
+                             "celerity": self.celerity, "willpower": self.willpower}
+        if self.delay:  # only when announced: older logs keep their declarations
+            d["delay"] = True
+        return d
 
 
 class CalledShot(Symbol):

@@ -83,6 +83,7 @@ class Chase:
     turn: int = -1  # the turn of its last roll
     checked: int = -1  # the last turn end that looked for an escape
     pursuers: tuple[Pursuer, ...] = ()
+    lost: tuple[int, ...] = ()  # MOVE-5: pursuers who lost sight of it (pursue no more)
 
     def pursuer(self, cid: int) -> Pursuer | None:
         for p in self.pursuers:
@@ -91,9 +92,12 @@ class Chase:
         return None
 
     def to_json(self) -> dict[str, Any]:
-        return {"total": self.total, "lead": self.lead, "started": self.started,
-                "rolls": self.rolls, "turn": self.turn, "checked": self.checked,
-                "pursuers": [p.to_json() for p in self.pursuers]}
+        d: dict[str, Any] = {"total": self.total, "lead": self.lead, "started": self.started,
+                             "rolls": self.rolls, "turn": self.turn, "checked": self.checked,
+                             "pursuers": [p.to_json() for p in self.pursuers]}
+        if self.lost:  # MOVE-5: only when someone lost it (older states stay as they were)
+            d["lost"] = list(self.lost)
+        return d
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Chase:
@@ -101,7 +105,8 @@ class Chase:
                    int(data.get("rolls", 0)), int(data.get("turn", -1)),
                    int(data.get("checked", -1)),
                    tuple(Pursuer(int(i), int(t), int(r), int(n))
-                         for i, t, r, n in data.get("pursuers", [])))
+                         for i, t, r, n in data.get("pursuers", [])),
+                   tuple(int(i) for i in data.get("lost", [])))
 
 
 @dataclass(frozen=True, slots=True)

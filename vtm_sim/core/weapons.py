@@ -77,3 +77,6 @@ class Armor:
     name: str
     rating: int
     penalty: int
+    # RNG-11: the called-shot sizes (RNG-8) at which it covers every part (the rest it
+    # leaves bare: a called shot there ignores it)
+    covers: frozenset[str] = frozenset()

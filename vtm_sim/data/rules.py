@@ -37,8 +37,30 @@ class RuleSet(StrictModel):
     # (003 says only "mortals tire"; a profile option, docs/rules.md)
     chase_fatigue_turns: int = Field(default=3, ge=0, le=20)
     # MOVE-4: the quarry escapes when it leads every pursuer by this many successes
-    # at a turn's end (in place of the Storyteller's Perception checks; docs/rules.md)
-    chase_escape_margin: int = Field(default=5, ge=1, le=20)
+    # at a turn's end: a stand-in for MOVE-5's Perception rolls, 0 = off (docs/rules.md)
+    chase_escape_margin: int = Field(default=0, ge=0, le=20)
+    # INIT-9: "004" spends blood, buys Celerity and declares before the initiative roll
+    # (a Dexterity raise or healing counts this turn); "001" after it
+    preliminary_actions: Literal["004", "001"] = "004"
+    # INIT-10: 004 lets a character delay only if it said so at the declaration
+    delay_announced: bool = False
+    # MAN-6: the clinch's first turn rolls Strength dice (000's sentence) or adds ATK-5's
+    # extra successes
+    clinch_first_damage: Literal["strength", "successes"] = "strength"
+    # RNG-11: a called shot at a part the armor leaves bare ignores the armor's soak; one at
+    # the part that shows from cover takes the called shot's difficulty for the cover's
+    called_shot_pierces: bool = True
+    # MAN-11: growing Feral Claws (Protean 2) takes the action the first claw attack was
+    # chosen for (the published power: they grow over a turn), and costs blood
+    claws_grow_action: bool = True
+    claws_blood: int = Field(default=1, ge=0, le=5)
+    # MOVE-5: the Storyteller's Perception roll a turn to keep the quarry in sight (003)
+    chase_perception: bool = True
+    # MOVE-5: a side with this many times the other's running distance a turn wins the
+    # chase without rolls ("much faster", 003 gives no number; 0: off)
+    chase_much_faster: float = Field(default=2.0, ge=0.0, le=10.0)
+    # DEF-9: difficulty a passive defense adds to the attacker's roll (004 gives no number)
+    passive_defense_difficulty: int = Field(default=0, ge=0, le=3)
 
     @property
     def specialty(self) -> SpecialtyRule:
@@ -48,7 +70,13 @@ class RuleSet(StrictModel):
 _SPECIALTY_RULES = {r.value: r for r in SpecialtyRule}
 # Options added after logs were first written: a log header (or saved state) holds
 # them only when they differ from the default, so older battles keep their header.
-_OPTIONAL = {"chase_fatigue_turns": 3, "chase_escape_margin": 5}
+_OPTIONAL: dict[str, object] = {
+    "chase_fatigue_turns": 3, "chase_escape_margin": 0, "preliminary_actions": "004",
+    "delay_announced": False, "clinch_first_damage": "strength", "called_shot_pierces": True,
+    "claws_grow_action": True, "claws_blood": 1, "chase_perception": True,
+    "chase_much_faster": 2.0,
+    "passive_defense_difficulty": 0,
+}
 
 
 def rules_json(rules: RuleSet) -> dict[str, object]:

@@ -78,6 +78,7 @@ class WeaponSpec(StrictModel):
 class ArmorSpec(StrictModel):
     rating: int = Field(ge=0, le=10)
     penalty: int = Field(ge=0, le=10)
+    covers: tuple[Literal["medium", "small", "tiny"], ...] = ()  # RNG-11
 
 
 class HealthLevelSpec(StrictModel):
@@ -253,7 +254,7 @@ def load_tables(root: Path | None = None) -> Tables:
         )
     path = root / "armor.yaml"
     armor = {
-        str(n): Armor(str(n), s.rating, s.penalty)
+        str(n): Armor(str(n), s.rating, s.penalty, frozenset(s.covers))
         for n, s in ((n, validate(ArmorSpec, r, path, str(n))) for n, r in _mapping(path).items())
     }
     path = root / "health.yaml"

@@ -38,6 +38,7 @@ from vtm_sim.core.choices import (
     shared,
 )
 from vtm_sim.core.dice import DiceSource, RngDice, dice_from_json, roll
+from vtm_sim.core.maneuvers import WeaponUse
 from vtm_sim.core.relations import Aim, Surprise
 from vtm_sim.core.space import (
     OPEN_FIELD,
@@ -71,6 +72,7 @@ from vtm_sim.engine.flow import (
     TURNS_DECLARED,
     TURNS_FIRST_DONE,
     TURNS_LOOP,
+    TURNS_PRELIMINARY,
     Frame,
     Routine,
 )
@@ -113,8 +115,10 @@ from vtm_sim.events import (
     TurnEvent,
 )
 from vtm_sim.mechanics.attack import (
+    FERAL_CLAWS,
     AttackPlan,
     Situation,
+    claws_of,
     hand_weapon,
 )
 from vtm_sim.mechanics.blood import blood_options, spend_blood
@@ -511,6 +515,13 @@ class Battle:
         return battle_from_state(data, seed=seed, dice=dice, tables=tables)
 
     @property
+    def initiative_rolled(self) -> bool:
+        """INIT-9: whether this turn's initiative is rolled: False before the battle
+        begins and while 004's preliminary blood and declarations are made."""
+        stack = self.stack
+        return (bool(stack) and stack[0].pc != TURNS_PRELIMINARY) or self.over
+
+    @property
     def surprise(self) -> Surprise | None:
         """ATK-11: the ambusher's free attack being made (None outside an ambush)."""
         return self._surprise
@@ -595,6 +606,9 @@ class Battle:
             f.pc = TURNS_LOOP
             if self.ambush:
                 return self._ambushes(self._push(Frame(Routine.AMBUSH)), None)
+        if f.pc == TURNS_PRELIMINARY:  # INIT-9 (004): declared; now the roll
+            self._roll_initiative()
+            f.pc = TURNS_DECLARED
         if f.pc == TURNS_DECLARED:
             f.pc = TURNS_FIRST_DONE
             return self._first_pass(self._push(Frame(_FIRST)))
@@ -614,7 +628,19 @@ class Battle:
             return None
         self.turn += 1
         self.log.emit(TurnEvent(self.turn))
-        self._roll_initiative()
+        for c in self.combatants:
+            c.reset_turn()
+        if self.rules.preliminary_actions == "004" and self.initiative_given is None:
+            # INIT-9 (004): blood, Celerity and the number of actions come before the
+            # roll, so a Dexterity raise or healing counts for this turn's initiative;
+            # nobody has rolled yet: the lowest Dexterity + Wits declares first (INIT-5).
+            # (A state file's initiative is a roll already made: the declarations follow.)
+            f.pc = TURNS_PRELIMINARY
+            slowest = sorted((c for c in self.combatants if able(self, c)),
+                             key=lambda c: (c.rating, -c.id))
+            declare = Frame(_DECLARE, ids=tuple(c.id for c in slowest))
+            return self._declarations(self._push(declare), None)
+        self._roll_initiative()  # INIT-9 (001): initiative first, then the declarations
         f.pc = TURNS_DECLARED
         # INIT-5: slowest declares first
         declare = Frame(_DECLARE, ids=tuple(c.id for c in reversed(self.order)))
@@ -681,9 +707,9 @@ class Battle:
         """INIT-2/3/4: 1d10 + Dexterity + Wits - wounds; ties by rating."""
         given, self.initiative_given = self.initiative_given, None
         for c in self.combatants:
-            c.reset_turn()
             if not able(self, c):
                 continue
+            c.rating = c.attr("dexterity") + c.attr("wits")  # INIT-9: a raise before the roll
             if given is not None and c.id in given:  # a state file's initiative, already rolled
                 c.rolled_penalty = c.health.penalty
                 c.initiative = given[c.id] + c.health.penalty
@@ -710,6 +736,7 @@ class Battle:
         c.full_defense = d.full_defense
         c.declared = 0 if d.full_defense else d.actions
         c.wp_declared = d.willpower
+        c.announced = d.delay  # INIT-10: delayed when its initiative comes
         if d.celerity:
             c.celerity = d.celerity
             c.blood -= d.celerity  # VAMP-3: one blood per extra action, any generation
@@ -790,6 +817,9 @@ class Battle:
                     c = cs[f.ids[f.i]]
                     f.i += 1
                     if c.acted or c.staked or (not f.simultaneous and not may(c)):
+                        continue
+                    if c.announced and not c.delayed:
+                        c.delayed = True  # INIT-10: the delay said at the declaration
                         continue
                     return self._ask_action(c, first=True)
                 for i in f.ids:
@@ -919,6 +949,9 @@ class Battle:
         ):
             c.aim = None  # RNG-7: aiming allows nothing else
         if kind is ActionKind.ATTACK:
+            if self._grow_claws(c, choice):  # MAN-11: the action went on growing them
+                self.stack.pop()
+                return None
             f.pc = ACT_ATTACKED
             return attack(self, self._push(Frame(_ATTACK, actor=c.id, action=choice,
                                                  penalty=penalty)))
@@ -926,6 +959,20 @@ class Battle:
         self._drop_grapples_of_the_fallen()
         self.stack.pop()
         return None
+
+    def _grow_claws(self, c: Combatant, choice: Action) -> bool:
+        """MAN-11: a claw attack by a vampire whose Feral Claws are not out grows them
+        first, for ``claws_blood`` blood; True when that took the action
+        (``claws_grow_action``: the published power's turn), else the attack follows."""
+        spec = self.tables.maneuvers.get(choice.maneuver or "")
+        if (spec is None or spec.weapon is not WeaponUse.CLAWS or c.claws_out
+                or claws_of(c) is not FERAL_CLAWS):
+            return False
+        cost = min(self.rules.claws_blood, c.blood)
+        c.blood -= cost
+        c.claws_out = True
+        say(self, c.id, "claws", blood=cost)
+        return self.rules.claws_grow_action
 
     def _carry_out(self, c: Combatant, choice: Action, penalty: int) -> None:
         """Every action but an attack."""

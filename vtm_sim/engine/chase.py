@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Final
 
 from vtm_sim.core.choices import Action, ActionKind
 from vtm_sim.core.relations import Chase, Pursuer
-from vtm_sim.engine.effects import end_grapples, roll_logged
+from vtm_sim.engine.effects import end_grapples, roll_logged, say
 from vtm_sim.engine.positions import (
     ADJACENT_YARDS,
     able,
@@ -39,7 +39,7 @@ from vtm_sim.engine.positions import (
 from vtm_sim.engine.queries import move
 from vtm_sim.events import CaughtEvent, ChaseEvent, EscapeEvent, FleeEvent
 from vtm_sim.mechanics.combatant import Combatant
-from vtm_sim.mechanics.movement import Pursuit
+from vtm_sim.mechanics.movement import Pursuit, outpaces, sight_difficulty, sight_pool
 
 if TYPE_CHECKING:
     from vtm_sim.engine.battle import Battle
@@ -66,6 +66,8 @@ def can_pursue(b: Battle, c: Combatant, q: Combatant) -> bool:
     ch = q.chase
     if ch is None or c.chase is not None or not able(b, q) or not free_to_run(b, c):
         return False
+    if c.id in ch.lost:
+        return False  # MOVE-5: it lost sight of the quarry
     p = ch.pursuer(c.id)
     return p is None or p.turn != b.turn
 
@@ -130,6 +132,10 @@ def pursue(b: Battle, c: Combatant, q: Combatant, jump: bool = False) -> None:
                       max(0.0, c.distance(q) - ADJACENT_YARDS)), jump=jump)
     c.aim = None
     mine = ch.pursuer(c.id) or Pursuer(c.id, 0, 0, -1)
+    if outpaces(running_room(b, c), running_room(b, q), b.rules.chase_much_faster):
+        b.log.emit(ChaseEvent(c.id, q.id, 0, mine.total, ch.total, 0))
+        _caught(b, c, q)  # MOVE-5: much faster, it catches up without rolls
+        return
     lost = tired(b, c, mine.rolls)
     r = roll_logged(b, c.id, "chase", chase_pool(c, lost),
                     CHASE_DIFFICULTY + physical_difficulty(b, c))
@@ -154,9 +160,11 @@ def _caught(b: Battle, c: Combatant, q: Combatant, *, dead_end: bool = False) ->
 
 
 def end_turn(b: Battle) -> None:
-    """MOVE-4 at a turn's end: quarries nobody ran after, or far enough ahead, escape."""
+    """MOVE-4/5 at a turn's end: quarries nobody ran after, much faster than their
+    pursuers, or lost from sight (far enough ahead, under the margin's stand-in) escape."""
     turn = b.turn
-    margin = b.rules.chase_escape_margin
+    rules = b.rules
+    margin = rules.chase_escape_margin
     for c in b.combatants:
         ch = c.chase
         if ch is None or ch.checked >= turn:
@@ -168,8 +176,16 @@ def end_turn(b: Battle) -> None:
         reason = ""
         if not running and ch.started < turn:
             reason = "unpursued"
-        elif running and all(ch.total - p.total >= margin for p in running):
-            reason = "outran"
+        elif running and margin and all(ch.total - p.total >= margin for p in running):
+            reason = "outran"  # the stand-in (a profile option, off in v20)
+        elif running and all(
+            outpaces(running_room(b, c), running_room(b, b.combatants[p.id]),
+                     rules.chase_much_faster) for p in running):
+            reason = "outpaced"  # MOVE-5: much faster, away without rolls
+        elif running and rules.chase_perception:
+            ch = keep_sight(b, c, ch, running)
+            if len(ch.lost) and all(p.id in ch.lost for p in running):
+                reason = "lost"  # MOVE-5: every pursuer lost sight of it
         if not reason:
             c.chase = replace(ch, checked=turn)
             continue
@@ -177,6 +193,19 @@ def end_turn(b: Battle) -> None:
         c.escaped = True
         end_grapples(b, c)
         b.log.emit(EscapeEvent(c.id, reason))
+
+
+def keep_sight(b: Battle, q: Combatant, ch: Chase, running: list[Pursuer]) -> Chase:
+    """MOVE-5 (003): each pursuer that ran this turn rolls Perception at +1 difficulty
+    per success of the quarry's lead; a failure (or a botch) loses the quarry."""
+    lost = list(ch.lost)
+    for p in running:
+        c = b.combatants[p.id]
+        r = roll_logged(b, c.id, "sight", sight_pool(c), sight_difficulty(ch.total - p.total))
+        if r.successes <= 0:
+            lost.append(c.id)
+            say(b, c.id, "lost_sight", target=q.id, botch=r.botch)
+    return replace(ch, lost=tuple(lost))
 
 
 def pursuit(battle: Battle, me: Combatant, actions: list[Action]) -> Action | None:

@@ -38,6 +38,7 @@ class Routine(Symbol):
 TURNS_LOOP: Final = 1
 TURNS_DECLARED: Final = 2
 TURNS_FIRST_DONE: Final = 3
+TURNS_PRELIMINARY: Final = 4  # INIT-9 (004): declared before the initiative roll
 DECLARE_BLOOD: Final = 1
 DECLARE_ASK: Final = 2
 FIRST_GROUP: Final = 1

@@ -32,13 +32,19 @@ from vtm_sim.engine.positions import (
 )
 from vtm_sim.events import JumpEvent
 from vtm_sim.mechanics.combatant import Combatant
-from vtm_sim.mechanics.movement import JUMP_DIFFICULTY, jump_dice, jump_feet, jump_successes
+from vtm_sim.mechanics.movement import (
+    JUMP_DIFFICULTY,
+    LANDING_DIFFICULTY,
+    jump_dice,
+    jump_feet,
+    jump_successes,
+    landing_pool,
+    running_jump,
+)
 
 if TYPE_CHECKING:
     from vtm_sim.engine.battle import Battle
 
-LANDING_DIFFICULTY: Final = 6  # 003: Dexterity + Athletics to catch the edge or land well
-FEET_PER_YARD: Final = 3.0
 EPS: Final = 1e-6
 
 
@@ -66,7 +72,7 @@ class Route:
 
     def running(self, moved: float) -> bool:
         """003: a running jump when the run-up this turn is longer than the jump."""
-        return self.jump is not None and (moved + self.at) * FEET_PER_YARD > self.jump.feet
+        return self.jump is not None and running_jump(moved + self.at, self.jump.feet)
 
 
 NO_ROUTE: Final = Route(0.0, (), None)
@@ -142,7 +148,7 @@ def cross(b: Battle, c: Combatant, ux: float, uy: float, yards: float, *,
             step(b, c, ux, uy, before)
         left -= before
         run -= before
-        running = c.moved * FEET_PER_YARD > o.feet  # 003: a run-up longer than the jump
+        running = running_jump(c.moved, o.feet)  # MOVE-6: a run-up longer than the jump
         r = roll_logged(b, c.id, "jump", jump_dice(c, running),
                         JUMP_DIFFICULTY + physical_difficulty(b, c))
         reached = jump_feet(jump_successes(c, r.successes, r.botch),
@@ -152,8 +158,7 @@ def cross(b: Battle, c: Combatant, ux: float, uy: float, yards: float, *,
             continue
         prone = True
         if not r.botch:
-            pool = max(0, c.attr("dexterity") + c.stats.ability("athletics") - c.penalty)
-            prone = roll_logged(b, c.id, "landing", pool, LANDING_DIFFICULTY
+            prone = roll_logged(b, c.id, "landing", landing_pool(c), LANDING_DIFFICULTY
                                 + physical_difficulty(b, c)).successes <= 0
         if prone:
             c.prone = True

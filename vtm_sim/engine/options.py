@@ -51,7 +51,8 @@ def declare_options(b: Battle, c: Combatant) -> tuple[Choice, ...]:
     if c.stats.blood_pool and not c.staked:
         celerity = min(c.stats.disciplines.get("celerity", 0), c.blood)  # VAMP-3
     wp = c.willpower_available(b.turn, b.rules.willpower_per_turn)
-    return declarations(b.rules.max_actions, celerity, wp, not c.grappling)
+    return declarations(b.rules.max_actions, celerity, wp, not c.grappling,
+                        delay=b.rules.delay_announced)
 
 
 def attack_options(b: Battle, c: Combatant, opts: list[Choice]) -> None:
@@ -248,7 +249,8 @@ def free_options(b: Battle, c: Combatant, opts: list[Choice], passive: Action, *
     if interrupt:
         opts.append(action(ActionKind.DELAY))  # keep delaying
     elif first and not final:
-        opts.append(action(ActionKind.DELAY))
+        if not b.rules.delay_announced:  # INIT-10: else only a delay said at the declaration
+            opts.append(action(ActionKind.DELAY))
         opts.append(action(ActionKind.WAIT))
     opts.append(passive)
     return tuple(opts)
@@ -303,11 +305,14 @@ def attack_actions(m: str, target: int, off: bool, called: bool) -> tuple[Action
 
 @cache
 def declarations(max_actions: int, celerity: int, willpower: bool,
-                 full_defense: bool) -> tuple[Choice, ...]:
-    """INIT-5: every declaration open to a character (shared, immutable)."""
+                 full_defense: bool, *, delay: bool = False) -> tuple[Choice, ...]:
+    """INIT-5: every declaration open to a character (shared, immutable); with
+    ``delay`` (INIT-10, ``delay_announced``) each may announce a delay too, listed
+    after the plain ones."""
     wp = (False, True) if willpower else (False,)
     opts: list[Choice] = [
-        shared(Declaration(n, False, cel, w))
+        shared(Declaration(n, False, cel, w, d))
+        for d in ((False, True) if delay else (False,))
         for n in range(1, max_actions + 1)
         for cel in range(celerity + 1)
         for w in wp

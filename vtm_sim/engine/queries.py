@@ -198,20 +198,22 @@ def base_situation(b: Battle, c: Combatant, t: Combatant, close: bool,
     auto = t.staked  # CPX-3: completely immobilized
     if not auto and t.grip is not None and (t.held_by >= 0 or t.fed_on_by >= 0):
         dice += 2  # CPX-3: held and struggling
+    cover = 0
     if close:
         dice += flank_bonus(c, t)  # ATK-7
     else:
         if b.field.walls and not b.field.line_of_sight(c.x, c.y, t.x, t.y):
             return None  # ATK-2
         if b.field.cover or c.prone or t.prone:
-            diff += cover_of(b, t, c).value + cover_of(b, c, t).shooter_penalty  # RNG-1
+            cover = cover_of(b, t, c).value  # RNG-1 (RNG-11: a called shot may replace it)
+            diff += cover + cover_of(b, c, t).shooter_penalty
         if c.aim_target == t.id and c.aim_dice > 0 and c.aim_turn >= b.turn - 1:
             w, _ = hand_weapon(c, offhand)
             dice += c.aim_dice + (2 if w.scope else 0)  # RNG-7
     surprise = b.surprise
     if surprise is not None and surprise.attacker == c.id and surprise.target == t.id:
         dice += surprise.dice  # ATK-11
-    return Situation(dice, diff, auto)
+    return Situation(dice, diff, auto, cover)
 
 
 def with_length(b: Battle, base: Situation, c: Combatant, t: Combatant, spec: Maneuver,

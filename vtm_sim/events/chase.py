@@ -105,8 +105,9 @@ class CaughtEvent(Event):
 
 
 class EscapeEvent(Event):
-    """MOVE-4: ``who`` gets away (``reason``: ``unpursued`` or ``outran``) and is out
-    of the fight: not down, not the winner's."""
+    """MOVE-4/5: ``who`` gets away (``reason``: ``unpursued``, ``lost`` from sight,
+    ``outpaced`` by a much faster quarry, or ``outran`` by the margin's stand-in) and is
+    out of the fight: not down, not the winner's."""
 
     __slots__ = ("reason", "who")
     e: ClassVar[EventKind] = EventKind.ESCAPED

@@ -57,6 +57,7 @@ ARCHERY: Final = frozenset({WeaponClass.BOW, WeaponClass.CROSSBOW})  # ATK-2: ro
 # read for every option an attack list weighs: module constants (see vtm_sim.core.symbol)
 _FIREARM: Final = WeaponClass.FIREARM
 _THROWN: Final = WeaponClass.THROWN
+_CLINCH: Final = Effect.CLINCH
 
 # MAN-11: claws are natural weapons (Std damage Strength + 1)
 FERAL_CLAWS: Final = Weapon("feral claws", WeaponClass.UNARMED, DamageType.AGGRAVATED,
@@ -75,13 +76,15 @@ class Situation:
     dice: int = 0  # ATK-7 flank/rear, CPX-1 blind target, CPX-3 held target, RNG-7 aim
     difficulty: int = 0  # ATK-8, ATK-10, RNG-1 cover, CPX-1, MAN-5 off balance, ...
     auto_hit: bool = False  # CPX-3: a completely immobilized target
+    cover: int = 0  # RNG-1: the target's cover, part of ``difficulty`` (RNG-11)
 
     def __init__(
-        self, dice: int = 0, difficulty: int = 0, auto_hit: bool = False,
+        self, dice: int = 0, difficulty: int = 0, auto_hit: bool = False, cover: int = 0,
     ) -> None:
         self.dice = dice
         self.difficulty = difficulty
         self.auto_hit = auto_hit
+        self.cover = cover
 
 
 # Built on the hot path: not frozen (a frozen dataclass costs several times more to
@@ -421,6 +424,8 @@ def plan_attack(
         row = getattr(tables.called_shots[rules.called_shot_table], called.value)
         difficulty += row[0]
         damage_bonus = row[1]
+        if sit.cover and rules.called_shot_pierces and row[0] >= sit.cover:
+            difficulty -= sit.cover  # RNG-11: at the part that shows, the called shot's own
     dmg = spec.damage
     damage_auto = 0
     if dmg.weapon and not weapon.strength_based:
@@ -437,9 +442,12 @@ def plan_attack(
         dtype = DamageType.BASHING
     else:
         dtype = DAMAGE_TYPES[dmg.type]
+    adds = extra_successes_add(weapon, rules)
+    if spec.effect is _CLINCH and rules.clinch_first_damage == "strength":
+        adds = False  # MAN-6 (000): the first turn rolls Strength dice
     return AttackPlan(
         maneuver, weapon, ability, pool, difficulty, ability in stats.specialties,
-        base + damage_bonus, damage_auto, dtype, extra_successes_add(weapon, rules),
+        base + damage_bonus, damage_auto, dtype, adds,
         spec.close, rounds, spec.effect, spec.area, sit.auto_hit, called,
         offhand, spec.no_damage,
     )
@@ -476,12 +484,22 @@ def defense_pool(defender: Combatant, kind: DefenseKind, penalty: int) -> int:
     return pool - defender.penalty - defender.armor_penalty - penalty
 
 
+def pierces(plan: AttackPlan, defender: Combatant, rules: RuleSet) -> bool:
+    """RNG-11: a called shot at a part the defender's armor leaves bare ignores it."""
+    called = plan.called
+    if called is None or not rules.called_shot_pierces:
+        return False
+    armor = defender.stats.armor
+    return armor is not None and called.value not in armor.covers
+
+
 def soak_pool(defender: Combatant, dtype: DamageType, rules: RuleSet, *,
-              elemental: bool = False) -> int:
+              elemental: bool = False, pierced: bool = False) -> int:
     """SOAK-1..4, VAMP-4: Stamina, Fortitude and armor by damage type.
 
     ``elemental`` marks fire and sunlight (aggravated): armor does not help,
-    and Stamina joins Fortitude only under ``fortitude_soaks_fire_with_stamina``.
+    and Stamina joins Fortitude only under ``fortitude_soaks_fire_with_stamina``;
+    ``pierced``: a called shot at a bare part (RNG-11), armor does not help either.
     """
     s = defender.stats
     fort = s.disciplines.get("fortitude", 0)
@@ -493,7 +511,7 @@ def soak_pool(defender: Combatant, dtype: DamageType, rules: RuleSet, *,
         and rules.fortitude_soaks_fire_with_stamina
     ):
         pool += defender.attr("stamina")  # SOAK-3 (004's reading)
-    if not elemental:
+    if not (elemental or pierced):
         pool += defender.armor_rating  # SOAK-4
     return pool
 
@@ -639,7 +657,7 @@ def resolve_attack(chain: AttackChain) -> AttackOutcome:
     ):
         return AttackOutcome(a, d_roll, dmg, None, net, 0, dtype, False, disarmed=True)
     return soak_damage(defender, dmg, dealt, dtype, rules, dice_for, log, turn, a, d_roll, net,
-                       elemental)
+                       elemental, pierced=pierces(plan, defender, rules))
 
 
 def disarm(defender: Combatant, attacker: Combatant, successes: int, log: EventLog) -> bool:
@@ -675,16 +693,20 @@ def roll_damage(source: int, dmg_pool: int, auto: int, dice_for: DiceFor,
 def soak_damage(
     defender: Combatant, dmg: Roll, dealt: int, dtype: DamageType, rules: RuleSet,
     dice_for: DiceFor, log: EventLog, turn: int, a: Roll | None = None,
-    d_roll: Roll | None = None, net: int = 1, elemental: bool = False,
+    d_roll: Roll | None = None, net: int = 1, elemental: bool = False, *,
+    pierced: bool = False,
 ) -> AttackOutcome:
-    """Soak ``dealt`` damage successes (SOAK-*) and mark the health track (DMG-*)."""
+    """Soak ``dealt`` damage successes (SOAK-*) and mark the health track (DMG-*);
+    ``pierced``: a called shot at a part the armor leaves bare (RNG-11)."""
     soak = None
     levels = dealt
     if dealt > 0:
-        spool = soak_pool(defender, dtype, rules, elemental=elemental)
+        spool = soak_pool(defender, dtype, rules, elemental=elemental, pierced=pierced)
         soak = _roll(log, defender.id, "soak", spool, BASE_DIFFICULTY, dice_for, damage=True)
         levels = max(0, dealt - soak.successes)  # SOAK-1
-        if defender.armor_rating and not elemental and dealt >= 2 * defender.armor_rating:
+        if defender.armor_rating and not (elemental or pierced) and (
+            dealt >= 2 * defender.armor_rating  # SOAK-5 ("в два раза больше": read as >=)
+        ):
             defender.armor_rating = 0  # SOAK-5
             defender.armor_penalty = 0
             log.emit(ArmorEvent(defender.id, True))

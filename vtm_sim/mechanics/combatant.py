@@ -72,6 +72,7 @@ class Combatant:
     defenses_used: int = 0
     acted: bool = False  # the declared first action is done (or cancelled)
     delayed: bool = False
+    announced: bool = False  # INIT-10: a delay said at the declaration (delay_announced)
     waiting: bool = False
     moved: float = 0.0
     blood_spent: int = 0
@@ -154,6 +155,7 @@ class Combatant:
         new.defenses_used = self.defenses_used
         new.acted = self.acted
         new.delayed = self.delayed
+        new.announced = self.announced
         new.waiting = self.waiting
         new.moved = self.moved
         new.blood_spent = self.blood_spent
@@ -182,6 +184,8 @@ class Combatant:
             d["escaped"] = True
         if self.stunned_from >= 0:  # DMG-6: written only when set (older states stay valid)
             d["stunned_from"] = self.stunned_from
+        if self.announced:  # INIT-10: written only when set (older states stay valid)
+            d["announced"] = True
         return d
 
     @classmethod
@@ -208,6 +212,7 @@ class Combatant:
         c.chase = None if chase is None else Chase.from_json(chase)
         c.escaped = bool(data.get("escaped", False))
         c.stunned_from = int(data.get("stunned_from", -1))
+        c.announced = bool(data.get("announced", False))
         return c
 
     def attr(self, name: str) -> int:
@@ -321,6 +326,7 @@ class Combatant:
         self.defenses_used = 0
         self.acted = False
         self.delayed = False
+        self.announced = False
         self.waiting = False
         self.moved = 0.0
         self.blood_spent = 0

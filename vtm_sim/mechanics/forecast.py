@@ -23,6 +23,7 @@ from vtm_sim.mechanics.attack import (
     defense_pool,
     effective_damage_type,
     legal_defenses,
+    pierces,
     soak_pool,
 )
 from vtm_sim.mechanics.combatant import Combatant
@@ -64,7 +65,8 @@ def _query(plan: AttackPlan, defender: Combatant, rules: RuleSet, defense: Defen
         d_spec,  # defense_specialty
         BASE_DIFFICULTY,  # damage_difficulty
         plan.extra_successes_add,  # extra_successes_add
-        soak_pool(defender, dtype, rules, elemental=plan.weapon.elemental),  # soak_pool
+        soak_pool(defender, dtype, rules, elemental=plan.weapon.elemental,
+                  pierced=pierces(plan, defender, rules)),  # soak_pool (RNG-11)
         BASE_DIFFICULTY,  # soak_difficulty
         dtype is DamageType.BASHING and defender.vampire,  # halve (DMG-5)
         plan.auto_hit,  # auto_hit

@@ -6,6 +6,7 @@ import math
 from dataclasses import dataclass
 from typing import Final
 
+from vtm_sim.core.dice import DiceSource, Roll, roll
 from vtm_sim.data.tables import Tables
 from vtm_sim.mechanics.combatant import Combatant
 
@@ -15,6 +16,11 @@ FEET_UP_PER_SUCCESS: Final = 2.0
 FEET_ACROSS_PER_SUCCESS: Final = 4.0
 PURSUIT_YARDS_PER_SUCCESS: Final = 2.0  # MOVE-4: one success of lead per 2 yards on foot
 PURSUIT_VEHICLE_YARDS_PER_SUCCESS: Final = 10.0
+SIGHT_DIFFICULTY: Final = 6  # MOVE-5: the Perception roll's base (003 names none: V20's 6)
+JUDGE_DIFFICULTY: Final = 6  # MOVE-6: Perception + Athletics judges a jump beforehand
+LANDING_DIFFICULTY: Final = 6  # MOVE-6 (003): Dexterity + Athletics to catch the edge
+FEET_PER_YARD: Final = 3.0
+JUDGE_SUCCESSES: Final = 3
 
 
 def carry_limit(c: Combatant) -> float:
@@ -95,6 +101,49 @@ def jump_needed(feet: float, *, vertical: bool) -> int:
     """MOVE-3: the successes that clear ``feet`` (2 ft up or 4 ft across each)."""
     per = FEET_UP_PER_SUCCESS if vertical else FEET_ACROSS_PER_SUCCESS
     return max(0, math.ceil(feet / per - 1e-9))
+
+
+def running_jump(run_up_yards: float, feet: float) -> bool:
+    """MOVE-6 (003): a running jump (Strength + Athletics) needs a run-up longer than
+    the jump; else it is a standing one (Strength)."""
+    return run_up_yards * FEET_PER_YARD > feet
+
+
+def landing_pool(c: Combatant) -> int:
+    """MOVE-6 (003): Dexterity + Athletics, less wounds, after a jump that fell short:
+    a success catches the edge (or lands well), else the jumper falls."""
+    return max(0, c.attr("dexterity") + c.stats.ability("athletics") - c.penalty)
+
+
+def judge_pool(c: Combatant) -> int:
+    """MOVE-6 (003): Perception + Athletics, difficulty 6, less wounds: with 3 successes
+    the jumper knows how many successes the jump needs (:func:`jump_needed`)."""
+    return max(0, c.attr("perception") + c.stats.ability("athletics") - c.penalty)
+
+
+def judge_jump(c: Combatant, feet: float, *, vertical: bool,
+               dice: DiceSource) -> tuple[Roll, int | None]:
+    """MOVE-6 (003): the Perception + Athletics roll before a jump; with 3 successes the
+    jumper knows how many successes clear ``feet`` (the second item), else None."""
+    r = roll(judge_pool(c), JUDGE_DIFFICULTY, dice)
+    known = r.successes >= JUDGE_SUCCESSES
+    return r, jump_needed(feet, vertical=vertical) if known else None
+
+
+def sight_pool(c: Combatant) -> int:
+    """MOVE-5 (003): the pursuer's Perception roll to keep the quarry in sight."""
+    return max(0, c.attr("perception") - c.penalty)
+
+
+def sight_difficulty(lead: int) -> int:
+    """MOVE-5 (003): +1 difficulty per success the quarry has beyond the pursuer's."""
+    return SIGHT_DIFFICULTY + max(0, lead)
+
+
+def outpaces(fast: float, slow: float, ratio: float) -> bool:
+    """MOVE-5 (003): a side "much faster" than the other (``ratio`` times its running
+    distance a turn; 0: never) catches up or gets away without rolls."""
+    return ratio > 0 and fast > 0 and fast >= ratio * slow
 
 
 @dataclass(slots=True)
