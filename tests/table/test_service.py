@@ -156,8 +156,8 @@ def _trial_rolls(s: TableService) -> list[dict[str, object]]:
 
 
 def test_dice_setting_asks_for_the_pcs_rolls(svc: TableService) -> None:
+    attack_pending(svc, "duel")  # (the initiative rolls before it are the tool's)
     svc.set_dice("duel", "pcs")
-    attack_pending(svc, "duel")
     svc.choose("duel", "Strike Bar Brawler with the knife")
     with pytest.raises(FacesNeeded) as info:
         svc.choose("duel", "Take the blow")
@@ -261,8 +261,8 @@ def test_faces_text_and_short_names() -> None:
 def test_entered_faces_go_to_the_pcs_rolls_only(svc: TableService) -> None:
     """With ``pcs``, the NPC's dodge in between is the tool's: the entered faces are the
     PC's attack and damage, asked for one after the other."""
+    attack_pending(svc, "duel")  # (the initiative rolls before it are the tool's)
     svc.set_dice("duel", "pcs")
-    attack_pending(svc, "duel")
     svc.choose("duel", "Strike Bar Brawler with the knife")
     rolls: list[list[int]] = []
     asked = []
@@ -370,8 +370,8 @@ def test_without_a_path_the_database_is_in_the_user_data_folder(
 
 
 def test_auto_stops_at_a_roll_to_enter_and_proposes_the_npcs_pick(svc: TableService) -> None:
+    attack_pending(svc, "duel")  # (the initiative rolls before it are the tool's)
     svc.set_dice("duel", "pcs")
-    attack_pending(svc, "duel")
     svc.choose("duel", "Strike Bar Brawler with the knife")
     out = svc.auto("duel")
     assert out["steps"] == [] and out["stopped"].startswith("faces needed")
