@@ -33,6 +33,7 @@ LAYERS: tuple[str, ...] = (
     "vtm_sim.arena",
     "vtm_sim.regress",
     "vtm_sim.table",
+    "vtm_sim.web",  # the table's web app and MCP server (over the table's service)
     "envs",
     "agents",
     "vtm_sim.cli",

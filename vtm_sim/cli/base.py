@@ -255,6 +255,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "sheets": ("vtm_sim.cli.sheets:sheets_cmd",
                "List the stat blocks, or one with its derived numbers."),
     "state": ("vtm_sim.cli.states:state_group", "State files: the fight as it stands."),
+    "serve": ("vtm_sim.cli.serve:serve_cmd", "The table in a browser (needs the web extra)."),
+    "mcp": ("vtm_sim.cli.serve:mcp_cmd", "The table for an AI assistant: an MCP server."),
     "suggest": ("vtm_sim.cli.advice:suggest_cmd", "Rank every legal option of an NPC's decision."),
     "table": ("vtm_sim.cli.tables:table_group",
               "A live fight kept in a database: decide, undo, fork."),
