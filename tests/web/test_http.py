@@ -10,9 +10,9 @@ import pytest
 
 pytest.importorskip("fastapi", reason="the web extra: pip install 'vtm-sim[web]'")
 pytest.importorskip("httpx", reason="FastAPI's TestClient needs httpx")
-from fastapi.testclient import TestClient  # noqa: E402
+from fastapi.testclient import TestClient
 
-from vtm_sim.web.app import create_app  # noqa: E402
+from vtm_sim.web.app import create_app
 
 
 @pytest.fixture

@@ -81,7 +81,7 @@ def create_server(db: str | Path | None = None, *,
             msg += (f" Give faces: {exc.roll.get('dice')} numbers from 1 to 10 for "
                     f"{exc.roll.get('who')}'s {exc.roll.get('what')} roll (or ask the "
                     "Storyteller for the dice).")
-        elif name is not None:
+        elif name is not None and "expected an index" not in msg:
             msg += _valid(tables, name)
         return ToolError(msg)
 
@@ -124,8 +124,10 @@ def create_server(db: str | Path | None = None, *,
         except VtmSimError as exc:
             from vtm_sim.files.scenarios import list_scenarios
 
-            raise ToolError(" ".join(str(exc).split()) + " Shipped scenarios: "
-                            + ", ".join(list_scenarios()) + ".") from None
+            msg = " ".join(str(exc).split())
+            if "expected one of" not in msg:
+                msg += " Shipped scenarios: " + ", ".join(list_scenarios()) + "."
+            raise ToolError(msg) from None
 
     @server.tool()
     def read_encounter(
@@ -199,7 +201,7 @@ def create_server(db: str | Path | None = None, *,
             if action == "choose":
                 if option is None:
                     raise VtmSimError("act choose: give option (an index or a label).")
-                out = tables.choose(name, option, faces=faces, version=version)
+                out = tables.choose(name, option, faces=faces or None, version=version)
                 return {"narration": out["step"]["narration"], "step": out["step"],
                         "state": _brief(out["table"])}
             if action == "auto":
