@@ -49,7 +49,14 @@ async function redraw(note){
   document.getElementById('main').replaceWith(doc.getElementById('main'));
   document.body.dataset.version = doc.body.dataset.version;
   say(note);
+  if (note) document.getElementById('msg').scrollIntoView({block: 'nearest'});
+  bottom();
 }
+function bottom(){
+  const n = document.getElementById('narration');
+  if (n) n.scrollTop = n.scrollHeight;
+}
+bottom();
 async function post(path, body){
   const r = await fetch('/api/tables/' + encodeURIComponent(T) + path, {method:'POST',
     headers:{'Content-Type':'application/json'}, body: JSON.stringify(body)});
@@ -87,8 +94,8 @@ async function suggest(){
     if (data.version !== V()) { box.textContent = 'the table moved on: ask again'; return; }
     box.innerHTML = '';
     const p = document.createElement('p');
-    p.textContent = data.actor + ', to ' + data.goal_words + ': ' + data.label
-      + ' (' + data.reason + ')' + (seconds < 1 ? ' — refining…' : '');
+    p.textContent = data.actor + ', to ' + data.goal_words + ': ' + data.reason
+      + (seconds < 1 ? ' (refining…)' : '');
     box.appendChild(p);
     const b = document.createElement('button');
     b.className = 'act'; b.id = 'accept';
@@ -136,22 +143,24 @@ def index(tables: Sequence[dict[str, Any]], scenarios: Sequence[str]) -> str:
 
 
 def _map(combatants: Sequence[dict[str, Any]], actor: int | None) -> str:
+    """Positions in yards, seen from above (x right, y down); names alternate above and
+    below their dots so that neighbours stay readable."""
     xs = [c["at"][0] for c in combatants]
     ys = [c["at"][1] for c in combatants]
-    x0, x1 = min(xs) - 2, max(xs) + 2
-    y0, y1 = min(ys) - 2, max(ys) + 2
-    w, h = max(x1 - x0, 8.0), max(y1 - y0, 4.0)
+    w = max(max(xs) - min(xs) + 4.0, 16.0)
+    h = max(max(ys) - min(ys) + 5.0, 6.0)
+    x0 = (min(xs) + max(xs)) / 2 - w / 2
+    y0 = (min(ys) + max(ys)) / 2 - h / 2
     colours = ("#4ab", "#d45", "#db4", "#8c5")
     dots = []
-    for c in combatants:
-        x, y = c["at"]
-        fill = colours[c["side"] % len(colours)]
-        if c["status"] != "active":
-            fill = "#555"
-        ring = " stroke='#fff' stroke-width='0.25'" if c["id"] == actor else ""
-        dots.append(f"<g><circle cx='{x - x0:.2f}' cy='{y - y0:.2f}' r='0.7' fill='{fill}'"
-                    f"{ring}><title>{escape(c['name'])} at {x:g},{y:g}</title></circle>"
-                    f"<text x='{x - x0:.2f}' y='{y - y0 - 1.0:.2f}' font-size='0.8' "
+    for i, c in enumerate(combatants):
+        x, y = c["at"][0] - x0, c["at"][1] - y0
+        fill = colours[c["side"] % len(colours)] if c["status"] == "active" else "#555"
+        ring = " stroke='#fff' stroke-width='0.15'" if c["id"] == actor else ""
+        ty = y - 0.8 if i % 2 == 0 else y + 1.3
+        dots.append(f"<g><circle cx='{x:.2f}' cy='{y:.2f}' r='0.45' fill='{fill}'"
+                    f"{ring}><title>{escape(c['name'])} at {c['at'][0]:g},{c['at'][1]:g}"
+                    f"</title></circle><text x='{x:.2f}' y='{ty:.2f}' font-size='0.75' "
                     f"fill='#ddd' text-anchor='middle'>{escape(c['name'])}</text></g>")
     return (f"<svg id='map' viewBox='0 0 {w:.2f} {h:.2f}' role='img' "
             f"aria-label='positions, in yards'>{''.join(dots)}</svg>")
