@@ -92,12 +92,12 @@ def test_a_fight_by_clicking(server: str) -> None:
             context = browser.new_context(viewport=PHONE, device_scale_factor=1)
             page = context.new_page()
             page.goto(base + "/")
-            page.fill("input[name=name]", "friday")
+            page.fill("input[name=name]", "saturday")
             page.select_option("select[name=scenario]", "duel")
             page.fill("input[name=pcs]", "Knife Fighter")
             page.select_option("select[name=dice]", "pcs")
             page.click("button[type=submit]")
-            page.wait_for_url(re.compile(r"/tables/friday$"))
+            page.wait_for_url(re.compile(r"/tables/saturday$"))
             assert "Bar Brawler" in page.inner_text("#pending")
 
             # the NPC's suggestion, refined, then accepted
@@ -110,30 +110,30 @@ def test_a_fight_by_clicking(server: str) -> None:
             page.screenshot(path=str(IMAGES / "table-web-suggestion.png"), full_page=True)
             page.click("#accept")
             at_version(page, 1)
-            assert api(base, "friday")["version"] == 1
-            assert api(base, "friday")["pending"]["actor"] == "Knife Fighter"
+            assert api(base, "saturday")["version"] == 1
+            assert api(base, "saturday")["pending"]["actor"] == "Knife Fighter"
             assert suggested
 
             # the player's initiative die, entered
             page.fill("#faces", "7")
-            page.click(option(base, "friday", "Declare 1 action"))
+            page.click(option(base, "saturday", "Declare 1 action"))
             at_version(page, 2)
             # the attack: closing in, then the player's dice for the hit and the damage
-            page.click(option(base, "friday", "Strike Bar Brawler with the knife"))
+            page.click(option(base, "saturday", "Strike Bar Brawler with the knife"))
             at_version(page, 3)
             page.fill("#faces", "9 8 8 7 3 2")
-            take = api(base, "friday")["pending"]["choices"][0]
+            take = api(base, "saturday")["pending"]["choices"][0]
             assert take["short"] == "take"  # no defense: only the player's dice count
             page.click("button.opt[data-index='0']")
             page.wait_for_function(
                 "document.getElementById('msg').textContent.includes('faces needed')")
             asked = page.inner_text("#msg")
-            assert "damage" in asked and api(base, "friday")["version"] == 3
+            assert "damage" in asked and api(base, "saturday")["version"] == 3
             count = int(re.search(r"enter its (\d+) face", asked).group(1))  # type: ignore[union-attr]
             page.fill("#faces", "9 8 8 7 3 2 / " + " ".join(["8"] * count))
             page.click("button.opt[data-index='0']")
             at_version(page, 4)
-            shown = api(base, "friday")
+            shown = api(base, "saturday")
             brawler = next(c for c in shown["combatants"] if c["name"] == "Bar Brawler")
             assert brawler["damage"] != {"bashing": 0, "lethal": 0, "aggravated": 0}
             assert brawler["track"] in page.inner_text("#combatants")
@@ -143,7 +143,7 @@ def test_a_fight_by_clicking(server: str) -> None:
             # undo, then a reload shows the same state
             page.click("#undo")
             at_version(page, 3)
-            assert api(base, "friday")["version"] == 3
+            assert api(base, "saturday")["version"] == 3
             before = page.inner_text("#main")
             page.reload()
             at_version(page, 3)
@@ -153,17 +153,17 @@ def test_a_fight_by_clicking(server: str) -> None:
             page.click("#undo")
             at_version(page, 2)
             other = context.new_page()
-            other.goto(base + "/tables/friday")
+            other.goto(base + "/tables/saturday")
             at_version(other, 2)
-            move = option(base, "friday", "Move toward Bar Brawler")  # as the tabs see it
-            page.click(option(base, "friday", "Strike Bar Brawler with the knife"))
+            move = option(base, "saturday", "Move toward Bar Brawler")  # as the tabs see it
+            page.click(option(base, "saturday", "Strike Bar Brawler with the knife"))
             at_version(page, 3)
             other.click(move)
             other.wait_for_function(
                 "document.getElementById('msg').textContent.includes('stale')")
             at_version(other, 3)
             assert "version 2 is stale" in other.inner_text("#msg")
-            assert api(base, "friday")["version"] == 3
+            assert api(base, "saturday")["version"] == 3
             assert "defend" in other.inner_text("#pending")
             other.evaluate("window.scrollTo(0, 0)")
             other.screenshot(path=str(IMAGES / "table-web-conflict.png"))

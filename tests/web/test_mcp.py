@@ -76,7 +76,7 @@ async def fight(db: Path) -> dict[str, Any]:
         assert "fly" in msg and "declare-1-action" in msg
         msg = refused(await client.call_tool("act", {"name": "alley", "action": "choose",
                                                      "option": 0, "version": 1}))
-        assert "initiative" in msg and "Give faces: 1 numbers" in msg
+        assert "initiative" in msg and "Give faces: 1 number from 1 to 10" in msg
         msg = refused(await client.call_tool("act", {"name": "alley", "action": "choose",
                                                      "option": 0, "faces": [[3, 4]],
                                                      "version": 1}))

@@ -78,7 +78,8 @@ def create_server(db: str | Path | None = None, *,
         elif isinstance(exc, VersionConflict):
             msg += f" Read it again, then act with version {exc.current}."
         elif isinstance(exc, FacesNeeded):
-            msg += (f" Give faces: {exc.roll.get('dice')} numbers from 1 to 10 for "
+            n = exc.roll.get("dice")
+            msg += (f" Give faces: {n} {'number' if n == 1 else 'numbers'} from 1 to 10 for "
                     f"{exc.roll.get('who')}'s {exc.roll.get('what')} roll (or ask the "
                     "Storyteller for the dice).")
         elif name is not None and "expected an index" not in msg:
