@@ -147,3 +147,14 @@ def test_pages_and_uploads(client: TestClient, repo_root: Path) -> None:
     r = client.post("/new", data={"name": "bad", "scenario": "nope"})
     assert r.status_code == 400
     one_line(r)
+
+
+def test_a_browser_gets_the_line_as_a_page(client: TestClient) -> None:
+    html = {"accept": "text/html,application/xhtml+xml"}
+    r = client.get("/tables/nobody", headers=html)
+    assert r.status_code == 404 and r.headers["content-type"].startswith("text/html")
+    assert "nobody" in r.text and "Traceback" not in r.text
+    r = client.post("/new", data={"name": "duel", "scenario": "duel"}, headers=html)
+    assert r.status_code == 400 and "duel" in r.text and "<html" in r.text
+    r = client.get("/api/tables/nobody", headers=html)  # the API stays JSON
+    assert r.status_code == 404 and r.json()["error"]

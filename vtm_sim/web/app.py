@@ -24,7 +24,13 @@ from typing import Annotated, Any
 import yaml
 from fastapi import FastAPI, File, Form, Request, UploadFile
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse, RedirectResponse
+from fastapi.responses import (
+    HTMLResponse,
+    JSONResponse,
+    PlainTextResponse,
+    RedirectResponse,
+    Response,
+)
 from pydantic import BaseModel, ConfigDict, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
@@ -102,8 +108,15 @@ def _one_line(text: str) -> str:
     return " ".join(str(text).split()) or "bad request"
 
 
-def _error(status: int, message: str, **extra: Any) -> JSONResponse:
-    return JSONResponse({"error": _one_line(message), **extra}, status_code=status)
+def _error(status: int, message: str, request: Request | None = None,
+           **extra: Any) -> Response:
+    """``{"error": one line}``; a browser's page request (not ``/api/``) gets the line
+    as a small page with a way back."""
+    line = _one_line(message)
+    if (request is not None and not request.url.path.startswith("/api/")
+            and "text/html" in request.headers.get("accept", "")):
+        return HTMLResponse(page.error(status, line), status_code=status)
+    return JSONResponse({"error": line, **extra}, status_code=status)
 
 
 def _validation_message(exc: RequestValidationError) -> str:
@@ -129,7 +142,7 @@ def create_app(db: str | Path | None = None, *, service: TableService | None = N
     app.state.tables = tables
 
     @app.exception_handler(VersionConflict)
-    async def _conflict(request: Request, exc: VersionConflict) -> JSONResponse:
+    async def _conflict(request: Request, exc: VersionConflict) -> Response:
         name = request.path_params.get("name")
         fresh = None
         if name is not None:
@@ -137,39 +150,39 @@ def create_app(db: str | Path | None = None, *, service: TableService | None = N
                 fresh = tables.show(name)
             except VtmSimError:
                 fresh = None
-        return _error(409, str(exc), version=exc.current, table=fresh)
+        return _error(409, str(exc), request, version=exc.current, table=fresh)
 
     @app.exception_handler(UnknownTable)
-    async def _unknown(request: Request, exc: UnknownTable) -> JSONResponse:
-        return _error(404, str(exc))
+    async def _unknown(request: Request, exc: UnknownTable) -> Response:
+        return _error(404, str(exc), request)
 
     @app.exception_handler(FacesNeeded)
-    async def _faces_needed(request: Request, exc: FacesNeeded) -> JSONResponse:
-        return _error(400, str(exc), roll=exc.roll)
+    async def _faces_needed(request: Request, exc: FacesNeeded) -> Response:
+        return _error(400, str(exc), request, roll=exc.roll)
 
     @app.exception_handler(ConfigError)
-    async def _bad(request: Request, exc: ConfigError) -> JSONResponse:
-        return _error(400, str(exc))
+    async def _bad(request: Request, exc: ConfigError) -> Response:
+        return _error(400, str(exc), request)
 
     @app.exception_handler(VtmSimError)
-    async def _engine(request: Request, exc: VtmSimError) -> JSONResponse:
-        return _error(400 if isinstance(exc, ValueError) else 500, str(exc))
+    async def _engine(request: Request, exc: VtmSimError) -> Response:
+        return _error(400 if isinstance(exc, ValueError) else 500, str(exc), request)
 
     @app.exception_handler(RequestValidationError)
-    async def _invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
+    async def _invalid(request: Request, exc: RequestValidationError) -> Response:
         malformed = any(e.get("type") == "json_invalid" for e in exc.errors())
-        return _error(400 if malformed else 422, _validation_message(exc))
+        return _error(400 if malformed else 422, _validation_message(exc), request)
 
     @app.exception_handler(StarletteHTTPException)
-    async def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+    async def _http(request: Request, exc: StarletteHTTPException) -> Response:
         message = exc.detail if isinstance(exc.detail, str) else "request refused"
         if exc.status_code == 404 and message == "Not Found":
             message = f"no such page: {request.url.path}"
-        return _error(exc.status_code, message)
+        return _error(exc.status_code, message, request)
 
     @app.exception_handler(Exception)
-    async def _crash(request: Request, exc: Exception) -> JSONResponse:
-        return _error(500, f"internal error ({type(exc).__name__}): {exc}")
+    async def _crash(request: Request, exc: Exception) -> Response:
+        return _error(500, f"internal error ({type(exc).__name__}): {exc}", request)
 
     # --- pages --------------------------------------------------------------------------
     @app.get("/", response_class=HTMLResponse)

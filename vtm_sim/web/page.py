@@ -142,6 +142,13 @@ def index(tables: Sequence[dict[str, Any]], scenarios: Sequence[str]) -> str:
             f"<section><h2>A new encounter</h2>{form}</section></body></html>")
 
 
+def error(status: int, line: str) -> str:
+    """A refused page request (an unknown encounter, a form that does not fit)."""
+    return (_head(f"{status}: vtm-sim table") + f"<body><h1>{status}</h1>"
+            f"<p id='msg' role='alert'>{escape(line)}</p>"
+            "<p><a href='/'>← the encounters</a></p></body></html>")
+
+
 def _map(combatants: Sequence[dict[str, Any]], actor: int | None) -> str:
     """Positions in yards, seen from above (x right, y down); names alternate above and
     below their dots so that neighbours stay readable."""
