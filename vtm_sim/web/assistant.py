@@ -67,8 +67,10 @@ def create_server(db: str | Path | None = None, *,
     from mcp.server import MCPServer
     from mcp.server.mcpserver.exceptions import ToolError
 
+    from vtm_sim.version import __version__
+
     tables = service if service is not None else TableService(db)
-    server = MCPServer("vtm-sim table", instructions=INSTRUCTIONS)
+    server = MCPServer("vtm-sim table", instructions=INSTRUCTIONS, version=__version__)
 
     def refuse(exc: VtmSimError, name: str | None = None) -> ToolError:
         msg = " ".join(str(exc).split())
