@@ -4,6 +4,7 @@ step gets 409 and the fresh state; uploads, never paths."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -33,11 +34,16 @@ def one_line(r: object) -> str:
 
 
 def test_show_is_the_cli_json(client: TestClient, tmp_path: Path) -> None:
-    from vtm_sim.table.service import TableService
+    from click.testing import CliRunner
 
+    from vtm_sim.cli import main
+
+    client.post("/api/tables/duel/choose", json={"option": 0, "version": 0})
     shown = client.get("/api/tables/duel").json()
-    with TableService(tmp_path / "t.sqlite3") as tables:
-        assert shown == tables.show("duel")
+    cli = CliRunner().invoke(main, ["table", "show", "duel", "--json", "--db",
+                                    str(tmp_path / "t.sqlite3")])
+    assert cli.exit_code == 0, cli.output
+    assert json.loads(cli.stdout) == shown
     for key in ("name", "turn", "version", "pending", "combatants"):
         assert key in shown
     assert {"actor", "decision", "options"} <= set(shown["pending"])
