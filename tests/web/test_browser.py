@@ -138,6 +138,7 @@ def test_a_fight_by_clicking(server: str) -> None:
             assert brawler["damage"] != {"bashing": 0, "lethal": 0, "aggravated": 0}
             assert brawler["track"] in page.inner_text("#combatants")
             assert any("9 8 8 7 3 2" in line for line in shown["narration"])
+            assert shown["over"] and "The fight is over" in page.inner_text("#pending")
             page.screenshot(path=str(IMAGES / "table-web-attack.png"), full_page=True)
 
             # undo, then a reload shows the same state
