@@ -52,5 +52,6 @@ def test_the_formats_are_the_ones_files_were_written_with() -> None:
     assert formats.STATE_FORMAT == "vtm_sim.state"  # what every saved state carries
     assert (formats.RUN_DIR_FORMAT, formats.RESULTS_FORMAT) == (1, 1)
     assert formats.POLICY_FORMAT == "vtm-sim numpy policy 1"
+    assert formats.TABLE_SCHEMA_VERSION == 1  # what every table database carries
     assert formats.PREFIX_VERSIONS == {3: 3, 4: 0}
     assert sorted(formats.__all__) == sorted(n for n in vars(formats) if n.isupper())

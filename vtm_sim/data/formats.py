@@ -20,6 +20,7 @@ __all__ = [
     "RUN_DIR_FORMAT",
     "STATE_FORMAT",
     "STATE_VERSION",
+    "TABLE_SCHEMA_VERSION",
 ]
 
 # Battle logs (JSON lines): the BATTLE event's "version", and a saved state's
@@ -51,3 +52,6 @@ PREFIX_VERSIONS: Final = {3: 3, 4: 0}
 
 # An exported numpy-only policy (.npz, agents.numpy_policy): its metadata's "format"
 POLICY_FORMAT: Final = "vtm-sim numpy policy 1"
+
+# A table database (vtm_sim.table.store): the schema of its SQLite tables
+TABLE_SCHEMA_VERSION: Final = 1

@@ -19,11 +19,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from vtm_sim.data.formats import TABLE_SCHEMA_VERSION
 from vtm_sim.table.errors import TableError, TableExists, UnknownTable, VersionConflict
 
-__all__ = ["SCHEMA_VERSION", "Encounter", "Step", "Store"]
+__all__ = ["Encounter", "Step", "Store"]
 
-SCHEMA_VERSION = 1
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS encounters (
@@ -131,15 +131,15 @@ class Store:
             self.db.executescript(_SCHEMA)  # idempotent: CREATE ... IF NOT EXISTS
             with self.transaction():
                 self.db.execute("INSERT OR IGNORE INTO meta VALUES ('schema', ?)",
-                                (str(SCHEMA_VERSION),))
+                                (str(TABLE_SCHEMA_VERSION),))
         except sqlite3.DatabaseError as exc:
             self.db.close()
             raise TableError(f"--db {self.path}: not a table database ({exc})") from None
         found = self.db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
-        if found is None or int(found[0]) != SCHEMA_VERSION:
+        if found is None or int(found[0]) != TABLE_SCHEMA_VERSION:
             self.db.close()
             raise TableError(f"--db {self.path}: schema {found and found[0]}, this version "
-                             f"reads schema {SCHEMA_VERSION}")
+                             f"reads schema {TABLE_SCHEMA_VERSION}")
 
     def close(self) -> None:
         self.db.close()
