@@ -40,8 +40,11 @@ class AdvisorPolicy:
                  target: int | None = None, rollouts: int = 64, seed: int = 0,
                  horizon: int | None = None, prior: Policy | None = None) -> None:
         self.playout = playout
+        self.crowd_prior: Policy | None = None
         if prior is None:
             prior = TacticianPolicy(grapple=True)
+            # past two, as the planner's (PlannerPolicy.for_fight): called shots weighed too
+            self.crowd_prior = TacticianPolicy(grapple=True, called=True)
             if goal is GoalKind.ESCAPE:
                 prior = Runner(prior)  # the flight, unless the rollouts say otherwise
         self.prior: Policy = prior
@@ -53,7 +56,12 @@ class AdvisorPolicy:
 
     def choose(self, battle: Battle, decision: Decision) -> Choice:
         npc = decision.actor
-        prior = self.prior.choose(battle, decision)
+        crowd = self.crowd_prior is not None and len(battle.combatants) > 2
+        if crowd and self.goal is not GoalKind.ESCAPE:
+            assert self.crowd_prior is not None
+            prior = self.crowd_prior.choose(battle, decision)
+        else:
+            prior = self.prior.choose(battle, decision)
         if len(decision.options) == 1 or decision.kind not in SEARCHED:
             return prior
         goal = Goal(self.goal, npc, self.target)
