@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import copy
 import math
 from typing import TYPE_CHECKING
 
@@ -165,8 +164,7 @@ def strike(b: Battle, c: Combatant, t: Combatant, plan: AttackPlan, wp: bool,
     """Roll one attack against one defended target and apply what it does."""
     passive = b.rules.passive_defense_difficulty
     if passive and defense is DefenseKind.NONE:  # DEF-9: a profile's number (004 gives none)
-        plan = copy.copy(plan)
-        plan.difficulty += passive
+        plan = plan.harder(passive)
     atk = roll_attack(plan, c, b.rules, b.dice_for, b.log, willpower=wp)
     if plan.ranged:
         c.aim = None  # RNG-7: the aim is spent on the shot

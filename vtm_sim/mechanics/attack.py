@@ -139,6 +139,16 @@ class AttackPlan:
         self.offhand = offhand
         self.no_damage = no_damage
 
+    def harder(self, by: int) -> AttackPlan:
+        """A copy ``by`` more difficult (DEF-9's passive defense): a new plan, as a compiled
+        plan cannot be copied with :func:`copy.copy`."""
+        return AttackPlan(
+            self.maneuver, self.weapon, self.ability, self.pool, self.difficulty + by,
+            self.specialty, self.damage_base, self.damage_auto, self.damage_type,
+            self.extra_successes_add, self.close, self.rounds, self.effect, self.area,
+            self.auto_hit, self.called, self.offhand, self.no_damage,
+        )
+
     @property
     def ranged(self) -> bool:
         return not self.close
