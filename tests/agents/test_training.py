@@ -388,9 +388,9 @@ def test_a_clone_fitted_to_a_teachers_decisions_plays_its_moves(tmp_path: Path) 
     from vtm_sim.files.scenarios import load_scenario
 
     scenario = load_scenario("duel")
-    data = record(scenario, "tactician", ["nearest", "random"], range(40), seed=0)
+    data = record(scenario, "tactician", ["nearest", "random"], range(160), seed=0)
     path, agreement = fit_clone(data, tmp_path / "clone", scenario=scenario,
-                                teacher="tactician", env_id=ENV_ID, epochs=30)
+                                teacher="tactician", env_id=ENV_ID, epochs=60)
     assert path == tmp_path / "clone.npz"
     legal = data.mask.sum(axis=1)
     assert agreement >= 0.7 > float(np.mean(1 / legal))  # far above a random legal pick
