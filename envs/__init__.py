@@ -32,8 +32,10 @@ Versions: the ``-vN`` of every id is :data:`VERSION`, raised whenever the observ
 layout, the action catalog or the reward changes (the Gymnasium and PettingZoo
 convention; ``docs/environments/history.yaml`` says what each version changed, and
 :class:`envs.env.VtmEnv`'s docstring keeps the Version History). Only the current
-version is registered: ``gym.make`` of an older one (``vtm_sim/Duel-v0``, the name
-that observation layouts 1 to 5 all carried until 2026-12-07) raises Gymnasium's
+version is registered, plus ``-v0`` (the name that observation layouts 1 to 5 all
+carried until 2026-12-07, which scripts and checks written before still use): it makes the
+current env, Gymnasium warning that it is out of date and naming the current id.
+``gym.make`` of any other older version (``vtm_sim/Duel-v4``) raises Gymnasium's
 ``DeprecatedEnv``, one line naming the current id. The observation layout a version
 encodes is in its spec, ``gym.spec(id).kwargs["obs_version"]`` (and in
 ``env.metadata["obs_version"]``); trained models record it, and loading one of another
@@ -61,6 +63,7 @@ from vtm_sim.files.scenarios import list_scenarios
 __all__ = [
     "DEFAULT_ILLEGAL_PENALTY",
     "DEFAULT_SHAPING",
+    "LEGACY_VERSION",
     "MAX_EPISODE_STEPS",
     "OBS_VERSION",
     "VERSION",
@@ -104,15 +107,20 @@ def current_id(eid: str) -> str | None:
     return now if now in _IDS else None
 
 
+LEGACY_VERSION = 0  # the version every id had until 2026-12-07: kept, the current env
+
+
 def _register(scenario: str) -> str:
     eid = env_id(scenario)
-    if eid not in gym.registry:
-        gym.register(
-            id=eid,
-            entry_point=ENTRY_POINT,
-            kwargs={"scenario": scenario, "obs_version": OBS_VERSION},
-            max_episode_steps=MAX_EPISODE_STEPS,
-        )
+    for version in (VERSION, LEGACY_VERSION):
+        name = env_id(scenario, version)
+        if name not in gym.registry:
+            gym.register(
+                id=name,
+                entry_point=ENTRY_POINT,
+                kwargs={"scenario": scenario, "obs_version": OBS_VERSION},
+                max_episode_steps=MAX_EPISODE_STEPS,
+            )
     return eid
 
 

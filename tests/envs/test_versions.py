@@ -29,7 +29,8 @@ HISTORY = yaml.safe_load((ROOT / "docs" / "environments" / "history.yaml").read_
 
 
 def test_every_id_is_at_the_current_version_with_its_layout_in_the_spec() -> None:
-    ours = [i for i in gym.registry if i.startswith(f"{envs.NAMESPACE}/")]
+    ours = [i for i in gym.registry if i.startswith(f"{envs.NAMESPACE}/")
+            and not i.endswith(f"-v{envs.LEGACY_VERSION}")]  # the legacy names: below
     assert sorted(ours) == sorted(envs.registered_ids())
     for eid in ours:
         spec = gym.spec(eid)
@@ -39,8 +40,21 @@ def test_every_id_is_at_the_current_version_with_its_layout_in_the_spec() -> Non
     assert gym.make(envs.env_id("duel")).metadata["obs_version"] == OBS_VERSION
 
 
-@pytest.mark.parametrize("old", ["vtm_sim/Duel-v0", "vtm_sim/BarBrawl-v0", "vtm_sim/Duel-v4",
-                                 "envs:vtm_sim/Duel-v0"])
+@pytest.mark.parametrize("legacy", ["vtm_sim/Duel-v0", "vtm_sim/BarBrawl-v0",
+                                    "envs:vtm_sim/Duel-v0"])
+def test_the_legacy_v0_ids_still_make_the_current_env(legacy: str) -> None:
+    """Scripts and checks written before the versions use ``-v0`` on default arguments:
+    it makes the current env (Gymnasium says it is out of date), check_env passes."""
+    from gymnasium.utils.env_checker import check_env
+
+    name = legacy.removeprefix("envs:").rsplit("-", 1)[0]
+    env = gym.make(legacy)
+    assert env.spec is not None and env.spec.kwargs["obs_version"] == OBS_VERSION
+    check_env(env.unwrapped)
+    assert envs.current_id(legacy.removeprefix("envs:")) == f"{name}-v{envs.VERSION}"
+
+
+@pytest.mark.parametrize("old", ["vtm_sim/Duel-v4", "vtm_sim/BarBrawl-v3"])
 def test_an_older_id_fails_in_one_line_naming_the_current_one(old: str) -> None:
     name = old.removeprefix("envs:").rsplit("-", 1)[0]
     with pytest.raises(gym.error.DeprecatedEnv) as err, pytest.warns(DeprecationWarning):
@@ -54,9 +68,10 @@ def test_an_older_id_fails_in_one_line_naming_the_current_one(old: str) -> None:
 def test_train_refuses_an_older_id_naming_the_current_one() -> None:
     from agents.training import env_scenario
 
-    with pytest.raises(ConfigError, match=r"^--env vtm_sim/Duel-v0: an older version of "
+    with pytest.raises(ConfigError, match=r"^--env vtm_sim/Duel-v4: an older version of "
                                           rf"vtm_sim/Duel-v{envs.VERSION}"):
-        env_scenario("vtm_sim/Duel-v0")
+        env_scenario("vtm_sim/Duel-v4")
+    assert env_scenario("vtm_sim/Duel-v0") == "duel"  # the legacy name: the current env
     assert env_scenario(envs.env_id("gunfight")) == "gunfight"
 
 
