@@ -31,9 +31,11 @@ class AgentPolicy:
         scenario: Scenario,
         *,
         obs_mode: Literal["flat", "dict"] = "flat",
+        seat: int = 0,
     ) -> None:
-        """``agent`` is an agent, or a function building one from the catalog and encoder."""
-        self.catalog = ActionCatalog.for_scenario(scenario)
+        """``agent`` is an agent, or a function building one from the catalog (of
+        combatant ``seat``) and encoder."""
+        self.catalog = ActionCatalog.for_scenario(scenario, observer=seat)
         self.encoder = ObservationEncoder.for_scenario(scenario)
         self.agent: Agent = agent if isinstance(agent, Agent) else agent(self.catalog, self.encoder)
         self.obs_mode = obs_mode
@@ -43,8 +45,9 @@ class AgentPolicy:
             return decision.options[0]
         flat = self.encoder.encode(battle, decision.actor)
         obs = self.encoder.split(flat) if self.obs_mode == "dict" else flat
-        index = int(self.agent.act(obs, self.catalog.mask(decision)))
-        choice = self.catalog.choices[index] if 0 <= index < self.catalog.size else None
+        catalog = self.catalog.seat(decision.actor)  # targets relative to the actor
+        index = int(self.agent.act(obs, catalog.mask(decision)))
+        choice = catalog.choices[index] if 0 <= index < catalog.size else None
         return choice if choice in decision.options else passive_choice(decision)
 
     def explain(self) -> str:

@@ -74,9 +74,10 @@ class Recorder:
         if len(decision.options) == 1:  # the env never asks these
             return self.policy.choose(battle, decision)
         obs = self.encoder.encode(battle, decision.actor)  # before the teacher looks ahead
-        mask = self.catalog.mask(decision)
+        catalog = self.catalog.seat(decision.actor)  # targets relative to the actor
+        mask = catalog.mask(decision)
         choice = self.policy.choose(battle, decision)
-        self.rows.append((np.asarray(obs, np.float32), mask, self.catalog.index[choice]))
+        self.rows.append((np.asarray(obs, np.float32), mask, catalog.index[choice]))
         return choice
 
 

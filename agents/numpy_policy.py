@@ -26,8 +26,7 @@ import numpy as np
 
 from agents.base import legal_indices
 from agents.model_info import ModelInfo, other_layout
-from envs.observation import TEMPO
-from vtm_sim.data.formats import OBS_VERSION, POLICY_FORMAT, PREFIX_VERSIONS
+from vtm_sim.data.formats import OBS_VERSION, POLICY_FORMAT
 
 __all__ = [
     "ACTIVATIONS",
@@ -114,10 +113,6 @@ class NumpyPolicy:
         self._act = ACTIVATIONS[activation]
         self.info = info
         self.input_size = int(weights[0][0].shape[1])
-        # An older layout that the current one only appends to (envs.observation
-        # PREFIX_VERSIONS): the model reads its prefix of the observation and scores
-        # its prefix of the action catalog (the actions added since are never its pick).
-        self.older = info.obs_version != OBS_VERSION
 
     @classmethod
     def load(cls, path: str | Path) -> NumpyPolicy:
@@ -139,7 +134,7 @@ class NumpyPolicy:
             info = ModelInfo(**meta["info"])
         except TypeError as exc:
             raise ValueError(f"{p}: bad model metadata ({exc})") from None
-        if info.obs_version != OBS_VERSION and info.obs_version not in PREFIX_VERSIONS:
+        if info.obs_version != OBS_VERSION:
             raise ValueError(other_layout(p, info) + " and export it again")
         activation = meta.get("activation")
         if activation not in ACTIVATIONS:
@@ -165,9 +160,6 @@ class NumpyPolicy:
 
     def act(self, observation: Any, mask: np.ndarray) -> int:
         legal = legal_indices(mask)
-        if self.older:
-            known = legal[legal < self.info.catalog_size]
-            legal = known if known.size else legal[:1]
         z = self.logits(observation)
         return int(legal[int(np.argmax(z[legal]))])
 
@@ -186,18 +178,8 @@ class NumpyPolicy:
         x = np.asarray(obs, dtype=np.float32).reshape(-1)
         if x.size == self.input_size:
             return x
-        if self.older and self._newer_layout(x.size):
-            return x[: self.input_size]  # the model's layout version: the prefix
         raise ValueError(f"observation of {x.size} features, the policy takes "
-                         f"{self.input_size}" + (" (or its layout's newer version)"
-                                                 if self.older else ""))
-
-    def _newer_layout(self, size: int) -> bool:
-        """Whether ``size`` floats can be this (older) model's fight in today's layout:
-        the ``self`` floats added since its version, then one ``tempo`` row per other
-        combatant. Another fight's observation almost never fits."""
-        extra = size - self.input_size - PREFIX_VERSIONS[self.info.obs_version]
-        return extra > 0 and extra % TEMPO.size == 0
+                         f"{self.input_size}")
 
 
 def sb3_weights(model: Any) -> tuple[list[tuple[np.ndarray, np.ndarray]], str]:

@@ -29,7 +29,8 @@ POLICY_DIR = Path(__file__).resolve().parent / "policies"  # trained policies sh
 
 def brawler(scenario: Scenario, _arg: str = "") -> PolicyMaker:
     def make(_rng: np.random.Generator, cid: int) -> Policy:
-        return AgentPolicy(lambda catalog, encoder: BrawlerAgent(catalog, encoder, cid), scenario)
+        return AgentPolicy(lambda catalog, encoder: BrawlerAgent(catalog, encoder, cid), scenario,
+                           seat=cid)
 
     return make
 

@@ -6,16 +6,16 @@ overridden by a ``--config`` file of the same keys, validated by
 :class:`Hyperparams` (unknown keys are refused). A run writes its folder in
 the Zoo's layout::
     DIR/
-      Duel-v5.zip, Duel-v5.json   the final model and its metadata (agents.learned)
+      Duel-v6.zip, Duel-v6.json   the final model and its metadata (agents.learned)
       best_model.zip, .json       the best model at the periodic evaluations
       rl_model_<N>_steps.zip      checkpoints
       evaluations.npz             timesteps and scores of every evaluation
       monitor/                    SB3 Monitor CSVs, one per sub-env
       tb/                         TensorBoard logs
-      Duel-v5/config.yml          the resolved hyperparameters
-      Duel-v5/args.yml            the command's arguments (seed included)
-      Duel-v5/command.txt         the command line
-      Duel-v5/versions.yml        python and library versions, and the build
+      Duel-v6/config.yml          the resolved hyperparameters
+      Duel-v6/args.yml            the command's arguments (seed included)
+      Duel-v6/command.txt         the command line
+      Duel-v6/versions.yml        python and library versions, and the build
       summary.json                what ``vtm-sim train --json`` prints
 
 Sub-env ``k`` plays seat ``k mod S`` (S = the scenario's sides, the agent

@@ -2,17 +2,17 @@
 
 Importing this package registers, in the ``vtm_sim`` namespace:
 
-- ``vtm_sim/Duel-v5``: scenario ``duel`` (a 1v1 knife fight);
+- ``vtm_sim/Duel-v6``: scenario ``duel`` (a 1v1 knife fight);
 - one id per scenario file in ``configs/scenarios``, named in CamelCase
-  (``bar_brawl`` -> ``vtm_sim/BarBrawl-v5``),
+  (``bar_brawl`` -> ``vtm_sim/BarBrawl-v6``),
 
 each with ``max_episode_steps=500``. Every keyword of :class:`envs.env.VtmEnv`
 can be passed to ``gymnasium.make``::
 
     import gymnasium as gym
-    import envs  # noqa: F401  (or gym.make("envs:vtm_sim/Duel-v5"))
+    import envs  # noqa: F401  (or gym.make("envs:vtm_sim/Duel-v6"))
 
-    env = gym.make("vtm_sim/Duel-v5", shaping=0.05, render_mode="ansi")
+    env = gym.make("vtm_sim/Duel-v6", shaping=0.05, render_mode="ansi")
     obs, info = env.reset(seed=0)
     action = env.action_space.sample(mask=info["action_mask"])
 
@@ -35,7 +35,7 @@ convention; ``docs/environments/history.yaml`` says what each version changed, a
 version is registered, plus ``-v0`` (the name that observation layouts 1 to 5 all
 carried until 2026-12-07, which scripts and checks written before still use): it makes the
 current env, Gymnasium warning that it is out of date and naming the current id.
-``gym.make`` of any other older version (``vtm_sim/Duel-v4``) raises Gymnasium's
+``gym.make`` of any other older version (``vtm_sim/Duel-v5``) raises Gymnasium's
 ``DeprecatedEnv``, one line naming the current id. The observation layout a version
 encodes is in its spec, ``gym.spec(id).kwargs["obs_version"]`` (and in
 ``env.metadata["obs_version"]``); trained models record it, and loading one of another
@@ -82,21 +82,22 @@ NAMESPACE = "vtm_sim"
 # The ids' -vN: raise it (with an entry in docs/environments/history.yaml and the
 # Version History of envs.env.VtmEnv, envs.multi and envs.aec) whenever the observation
 # layout (OBS_VERSION), the action catalog or the reward changes. Versions 1 to 5 were
-# observation layouts 1 to 5, all registered as -v0 at the time.
-VERSION = 5
+# observation layouts 1 to 5, all registered as -v0 at the time; version 6 is layout 6
+# with action targets relative to the observer.
+VERSION = 6
 MAX_EPISODE_STEPS = 500
 ENTRY_POINT = "envs.env:VtmEnv"
 
 
 def env_id(scenario: str, version: int = VERSION) -> str:
-    """The registered id of a scenario: ``bar_brawl`` -> ``vtm_sim/BarBrawl-v5``."""
+    """The registered id of a scenario: ``bar_brawl`` -> ``vtm_sim/BarBrawl-v6``."""
     camel = "".join(part[:1].upper() + part[1:] for part in scenario.replace("-", "_").split("_"))
     return f"{NAMESPACE}/{camel}-v{version}"
 
 
 def current_id(eid: str) -> str | None:
     """The registered id of the env ``eid`` names, at this code's version (None for a name
-    this package does not register): ``vtm_sim/Duel-v0`` -> ``vtm_sim/Duel-v5``."""
+    this package does not register): ``vtm_sim/Duel-v0`` -> ``vtm_sim/Duel-v6``."""
     from gymnasium.envs.registration import get_env_id, parse_env_id
 
     try:
@@ -128,7 +129,7 @@ _IDS = [_register(name) for name in dict.fromkeys(["duel", *list_scenarios()])]
 
 
 def registered_ids() -> list[str]:
-    """Every id this package registered (Duel-v5 first)."""
+    """Every id this package registered (Duel-v6 first)."""
     return list(_IDS)
 
 

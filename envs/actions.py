@@ -5,9 +5,19 @@ The catalog is built from the engine's own tables and constants (the rows of
 ``AbortMethod``, ``CalledShot``, ``BloodUse``, ``RuleSet.max_actions``), so a
 maneuver row or action kind added to the engine enters the catalog without a
 change here (new rows go last in the file, so the ids of the others stay).
-It depends only on the scenario's size (combatant ids are the target slots),
-its largest weapon list and Celerity rating, the maneuver table and the rules
-profile, so one env instance keeps one action space for its whole life.
+It depends only on the scenario's size (the target slots), its largest weapon
+list and Celerity rating, the maneuver table and the rules profile, so one env
+instance keeps one action space for its whole life.
+
+Targets are relative to the observer, as the observation's rows are (layout
+version 6): target slot ``k`` is the ``k``-th *other* combatant in id order, the
+combatant of the observation's ``others`` row ``k``. So the same index means the
+same thing from every seat, and one policy plays any of them. A catalog belongs to
+one observer (:attr:`ActionCatalog.observer`); :meth:`ActionCatalog.seat` gives
+another's, with the same indices and size, and :meth:`ActionCatalog.mask` reads a
+decision in the catalog of the combatant it asks. ``slots`` may pad the target slots
+beyond the fight's others (a common action space over fights of different sizes):
+the padding slots name no combatant and are never legal.
 
 Layout, in order (blocks by decision kind):
 
@@ -15,7 +25,7 @@ Layout, in order (blocks by decision kind):
    1..``blood_points`` (the largest per-turn spend of the generation table).
 2. DECLARE: actions 1..``max_actions`` x Celerity 0..``max_celerity`` x
    Willpower x full defense.
-3. ACT: ATTACK maneuver x target id x called shot (none + every
+3. ACT: ATTACK maneuver x target slot x called shot (none + every
    ``CalledShot``) x off hand; MOVE toward / away per target; DRAW per weapon
    slot (-1 unarmed, 0..``max_weapons``-1); RELOAD and CLEAR (no weapon, or per
    slot); kinds with a target (AIM, CRUSH, BREAK_FREE, RELEASE, FEED, PURSUE
@@ -129,8 +139,7 @@ def _declarations(max_actions: int, max_celerity: int, delay: bool = False) -> l
     ]
 
 
-def _actions(num_combatants: int, max_weapons: int, maneuvers: Iterable[str]) -> list[Choice]:
-    targets = range(num_combatants)
+def _actions(targets: Sequence[int], max_weapons: int, maneuvers: Iterable[str]) -> list[Choice]:
     out: list[Choice] = []
     for kind in ActionKind:
         if kind is ActionKind.ATTACK:
@@ -161,9 +170,8 @@ def _defenses() -> list[Choice]:
 JUMPING: Final = (ActionKind.MOVE, ActionKind.PURSUE, ActionKind.TAKE_COVER, ActionKind.FLEE)
 
 
-def _jumps(num_combatants: int) -> list[Choice]:
+def _jumps(targets: Sequence[int]) -> list[Choice]:
     """MOVE-3: the moving actions that jump what the plain ones would go around."""
-    targets = range(num_combatants)
     out: list[Choice] = []
     return out + (
         [Action(ActionKind.MOVE, target=t, away=a, jump=True) for t in targets
@@ -177,16 +185,19 @@ class ActionCatalog:
     """A fixed bijection between engine choices and ``Discrete`` indices.
 
     Args:
-        num_combatants: the scenario's size; target slots are combatant ids.
+        num_combatants: the scenario's size.
         rules: the rules profile (``max_actions``).
         max_weapons: the longest weapon list of any combatant.
         max_celerity: the highest Celerity the catalog declares (at least 5).
         blood_points: the most blood points one spend may use.
         maneuvers: the maneuver table, in its order (default: the shipped one).
+        observer: the combatant whose catalog this is: target slot ``k`` is its
+            ``k``-th other combatant in id order.
+        slots: the target slots (default ``num_combatants - 1``; more pads them).
     """
 
-    __slots__ = ("_by_id", "_masks", "choices", "index", "maneuvers", "num_combatants",
-                 "pass_index", "size")
+    __slots__ = ("_args", "_by_id", "_masks", "_seats", "choices", "index", "maneuvers",
+                 "num_combatants", "observer", "pass_index", "size", "slots", "targets")
 
     def __init__(
         self,
@@ -197,15 +208,29 @@ class ActionCatalog:
         max_celerity: int = MAX_CELERITY,
         blood_points: int = 10,
         maneuvers: Mapping[str, Maneuver] | None = None,
+        observer: int = 0,
+        slots: int | None = None,
     ) -> None:
         self.maneuvers = dict(maneuvers if maneuvers is not None else load_tables().maneuvers)
+        others = [i for i in range(num_combatants) if i != observer]
+        self.slots = len(others) if slots is None else slots
+        if not 0 <= observer < num_combatants or self.slots < len(others):
+            raise ValueError(f"observer {observer} of {num_combatants} combatants, "
+                             f"{self.slots} target slots: expected an id of the fight and "
+                             f"at least {len(others)} slots")
+        # a padding slot names an id no combatant of the fight has: never offered
+        pad = range(num_combatants, num_combatants + self.slots - len(others))
+        self.targets: tuple[int, ...] = (*others, *pad)
+        self.observer = observer
+        self._args = (rules, max_weapons, max_celerity, blood_points)
+        self._seats: dict[int, ActionCatalog] = {observer: self}
         choices = (
             _blood(blood_points)
             + _declarations(rules.max_actions, max(MAX_CELERITY, max_celerity),
                             rules.delay_announced)
-            + _actions(num_combatants, max_weapons, self.maneuvers)
+            + _actions(self.targets, max_weapons, self.maneuvers)
             + _defenses()
-            + _jumps(num_combatants)
+            + _jumps(self.targets)
         )
         # The engine's shared objects (vtm_sim.core.choices.shared): the options it
         # offers are these very objects, found by identity below.
@@ -229,8 +254,10 @@ class ActionCatalog:
         self._masks: dict[int, tuple[tuple[Choice, ...], np.ndarray]] = {}
 
     @classmethod
-    def for_scenario(cls, scenario: Scenario, tables: Tables | None = None) -> ActionCatalog:
-        """The catalog of a scenario: its size, weapons, Celerity and rules profile."""
+    def for_scenario(cls, scenario: Scenario, tables: Tables | None = None, *,
+                     observer: int = 0) -> ActionCatalog:
+        """The catalog of a scenario (its size, weapons, Celerity and rules profile) for
+        combatant ``observer``."""
         tables = tables or load_tables()
         stats = [f.stats for f in scenario.fighters]
         return cls(
@@ -240,7 +267,21 @@ class ActionCatalog:
             max_celerity=max(s.discipline("celerity") for s in stats),
             blood_points=max(g.per_turn for g in tables.generations.values()),
             maneuvers=tables.maneuvers,
+            observer=observer,
         )
+
+    def seat(self, observer: int) -> ActionCatalog:
+        """The same catalog for combatant ``observer`` (same size and layout, targets
+        relative to it), built once and shared by every seat's catalog."""
+        got = self._seats.get(observer)
+        if got is None:
+            rules, max_weapons, max_celerity, blood_points = self._args
+            got = ActionCatalog(self.num_combatants, rules, max_weapons=max_weapons,
+                                max_celerity=max_celerity, blood_points=blood_points,
+                                maneuvers=self.maneuvers, observer=observer, slots=self.slots)
+            got._seats = self._seats
+            self._seats[observer] = got
+        return got
 
     def __len__(self) -> int:
         return self.size
@@ -254,9 +295,12 @@ class ActionCatalog:
             raise _gap(exc.args[0]) from None
 
     def mask(self, decision: Decision | None) -> np.ndarray:
-        """A new int8 array with 1 at every legal index (all zeros with no decision)."""
+        """A new int8 array with 1 at every legal index (all zeros with no decision), in
+        the catalog of the combatant the decision asks (:meth:`seat`)."""
         if decision is None:
             return np.zeros(self.size, dtype=np.int8)
+        if decision.actor != self.observer:
+            return self.seat(decision.actor).mask(decision)
         options = decision.options
         masks = self._masks
         hit = masks.get(id(options))
@@ -289,7 +333,8 @@ class ActionCatalog:
         return m
 
     def describe(self, i: int) -> str:
-        """A short label of index ``i``, e.g. ``act:attack punch ->1``."""
+        """A short label of index ``i``, e.g. ``act:attack punch ->1`` (the target's
+        combatant id; ``->slot 3`` for a padding slot)."""
         c = self.choices[i]
         if isinstance(c, BloodSpend):
             return f"blood:{c.use.value} {c.points}"
@@ -314,7 +359,9 @@ class ActionCatalog:
         if c.weapon is not None:
             bits.append(f"weapon {c.weapon}")
         if c.target is not None:
-            bits.append(("<-" if c.away else "->") + str(c.target))
+            who = (str(c.target) if c.target < self.num_combatants
+                   else f"slot {self.targets.index(c.target)}")
+            bits.append(("<-" if c.away else "->") + who)
         if c.jump:
             bits.append("jumping")
         return "act:" + " ".join(bits)

@@ -29,10 +29,11 @@ initiative, declarations run in reverse, a defender answers mid-action).
 
 The same versions as the Gymnasium ids' (:class:`envs.env.VtmEnv`: one core, one
 observation layout and action catalog), in ``metadata["name"]``
-(``vtm_sim_aec_v5``) with the layout in ``metadata["obs_version"]``: v5
-observation layout 5 (the ``tempo`` block); v4 layout 4 and the jumping moves; v3
-layout 3 with flee and pursue; v2 layout 2; v1 layout 1; v0 the name that all of
-them carried until 2026-12-07.
+(``vtm_sim_aec_v6``) with the layout in ``metadata["obs_version"]``: v6
+observation layout 6 (a seat feature) and action targets relative to the observer,
+so one policy plays every agent; v5 observation layout 5 (the ``tempo`` block); v4
+layout 4 and the jumping moves; v3 layout 3 with flee and pursue; v2 layout 2; v1
+layout 1; v0 the name that all of them carried until 2026-12-07.
 """
 
 from __future__ import annotations

@@ -125,8 +125,8 @@ class VtmEnv(gym.Env[ObsType, np.int64]):
 
     ## Registered Configurations
 
-    ``vtm_sim/Duel-v5`` (scenario ``duel``) and one id per scenario in
-    ``configs/scenarios`` (``bar_brawl`` -> ``vtm_sim/BarBrawl-v5``), each
+    ``vtm_sim/Duel-v6`` (scenario ``duel``) and one id per scenario in
+    ``configs/scenarios`` (``bar_brawl`` -> ``vtm_sim/BarBrawl-v6``), each
     with ``max_episode_steps=500`` and ``obs_version`` in its spec
     (``gym.spec(id).kwargs["obs_version"]``); any argument above can be passed to
     ``gymnasium.make``.
@@ -136,6 +136,9 @@ class VtmEnv(gym.Env[ObsType, np.int64]):
     The version goes up whenever the observation layout, the action catalog or the
     reward changes; every id carries the same one (``envs.VERSION``).
 
+    - v6: observation layout 6, the seat (``self.seat``) appended; action targets
+      relative to the observer (target slot ``k`` is the ``others`` row ``k``), so one
+      policy plays every seat (2026-12-07).
     - v5: observation layout 5, the ``tempo`` block appended (2026-12-03; named -v5
       since 2026-12-07).
     - v4: observation layout 4; the moves that jump an obstacle appended to the action
@@ -144,8 +147,10 @@ class VtmEnv(gym.Env[ObsType, np.int64]):
       action catalog (2026-12-01).
     - v2: observation layout 2, ``others`` before ``self`` (2026-12-01).
     - v1: observation layout 1, the first action catalog (2026-11-30).
-    - v0: the name that versions 1 to 5 all carried until 2026-12-07; ``gym.make`` of
-      a -v0 id raises ``DeprecatedEnv`` naming the -v5 id.
+    - v0: the name that versions 1 to 5 all carried until 2026-12-07; still
+      registered for the scripts written before, as the current version (Gymnasium
+      warns it is out of date). ``gym.make`` of any other older id raises
+      ``DeprecatedEnv`` naming the current one.
     """
 
     def __init__(
@@ -190,7 +195,7 @@ class VtmEnv(gym.Env[ObsType, np.int64]):
         self.agent_id = agent_id
         self.control = control
         self.side = side
-        self.catalog = m.catalog
+        self.catalog = m.catalog.seat(agent_id)  # targets relative to the agent
         self.encoder = m.encoder
         self.obs_mode = obs_mode
         self.action_space = gym.spaces.Discrete(self.catalog.size)

@@ -158,7 +158,11 @@ class Match:
         fighters = self.scenario.fighters
         n = len(fighters)
         tables = load_tables()
-        self.catalog = ActionCatalog.for_scenario(self.scenario, tables)
+        ids = list(range(n)) if learners is None else learners
+        # the first learner's catalog; every learner's is its seat() (same indices,
+        # targets relative to it), and mask() reads a decision in its actor's
+        self.catalog = ActionCatalog.for_scenario(self.scenario, tables,
+                                                  observer=ids[0] if ids else 0)
         self.encoder = ObservationEncoder.for_scenario(self.scenario, tables)
         # the config's fields, read on every step: attributes of the match itself
         self.obs_mode = config.obs_mode
@@ -169,7 +173,6 @@ class Match:
         self.turn_limit = config.turn_limit
         self.render_mode = config.render_mode
         self.sides = [f.side for f in fighters]
-        ids = list(range(n)) if learners is None else learners
         self._learner = [i in ids for i in range(n)]
         self._policies: Mapping[int, PolicyFn] = {}
         self._taken = [0] * n
@@ -200,7 +203,7 @@ class Match:
             raise RuntimeError("the battle is over: call reset()")
         a = int(action)
         if 0 <= a < self.catalog.size and self.mask[a]:
-            return self.catalog.choices[a], False
+            return self.catalog.seat(d.actor).choices[a], False
         legal = ", ".join(str(i) for i in np.flatnonzero(self.mask))
         self.illegal(d.actor, a, who, f"it is not legal at this {d.kind.value} decision "
                      f"(legal: {legal})")
@@ -210,7 +213,7 @@ class Match:
         """Count an illegal action of ``actor`` (raise under ``illegal_action="raise"``)."""
         if self.illegal_action == "raise":
             n = self.catalog.size
-            label = self.catalog.describe(action) if 0 <= action < n else "?"
+            label = self.catalog.seat(actor).describe(action) if 0 <= action < n else "?"
             raise IllegalActionError(f"{who}: action {action} ({label}): {why}")
         self.illegal_counts[actor] += 1
 

@@ -41,7 +41,8 @@ names both (``others.0.dx``: row 0's dx).
     obstacle's jump: the successes that clear it / 5 (Potence's dots taken
     off, clipped), its detour yards / 30 (0 for none) and no way around (1:
     it has no detour, so every move across it jumps). All zero without an
-    obstacle within 30 yards.
+    obstacle within 30 yards; then (version 6) the seat: the observer's
+    combatant id / (combatants - 1), 0 for the first, 1 for the last.
 
 ``tempo`` (version 5: one row per other combatant, in the ``others`` rows' order)
     what the table sees of its turn: vampire, wound penalty / largest penalty,
@@ -53,11 +54,15 @@ names both (``others.0.dx``: row 0's dx).
 
 Version 2 put ``others`` before ``self`` (version 1 had ``self`` second), so
 that the flat order is the dict's. Version 4 only appends to ``self``, the last
-block: a version-3 observation is a version-4 one less its last 3 floats
-(:data:`PREFIX_VERSIONS`), so version-3 models still read it. Version 5 only
+block: a version-3 observation is a version-4 one less its last 3 floats, so
+version-3 models read its prefix (until version 6). Version 5 only
 appends the ``tempo`` block (its name sorts after ``self``, so the dict's key
 order is still the flat order): a version-3 or version-4 observation is a prefix
-of a version-5 one, and the models of both still read theirs.
+of a version-5 one, and the models of both still read theirs. Version 6 appends
+``seat`` to ``self`` and comes with action targets relative to the observer
+(:mod:`envs.actions`): no older model reads it (a model of another layout fails to
+load, naming both), and the shipped policies were re-exported to it
+(``experiments/reexport_v6.py``).
 
 Every value lies in [0, 1] except the signed ones (initiative, dx, dy) in
 [-1, 1]; the spaces declare exactly those bounds.
@@ -75,7 +80,7 @@ from gymnasium import spaces
 
 from vtm_sim.core.choices import Decision, DecisionKind
 from vtm_sim.core.space import CoverLevel, ObstacleKind
-from vtm_sim.data.formats import OBS_VERSION, PREFIX_VERSIONS
+from vtm_sim.data.formats import OBS_VERSION
 from vtm_sim.data.rules import RuleSet
 from vtm_sim.data.tables import Tables, WeaponClass, load_tables
 from vtm_sim.engine.battle import Battle
@@ -85,11 +90,11 @@ from vtm_sim.files.scenarios import Scenario
 from vtm_sim.mechanics.combatant import Combatant
 from vtm_sim.mechanics.movement import jump_needed, jump_successes
 
-__all__ = ["OBS_VERSION", "PREFIX_VERSIONS", "TEMPO", "Block", "ObservationEncoder"]
+__all__ = ["OBS_VERSION", "TEMPO", "Block", "ObservationEncoder"]
 
-# OBS_VERSION and PREFIX_VERSIONS (the layout's version and the older layouts this one
-# extends) are in vtm_sim.data.formats, with every file format's version: bump
-# OBS_VERSION there, with a word on what changed, whenever this layout changes.
+# OBS_VERSION (the layout's version) is in vtm_sim.data.formats, with every file
+# format's version: bump it there, with a word on what changed, whenever this layout
+# changes.
 
 DECISION_KINDS: Final = tuple(DecisionKind)
 WEAPON_CLASSES: Final = tuple(WeaponClass)
@@ -186,7 +191,8 @@ SELF: Final = Block(
     + _onehot("weapon", WEAPON_CLASSES)
     + ("jammed", "ammo", "offhand", "aim")
     + ("fleeing", "pursuing", "chase_lead", "obstacle_near")  # MOVE-3/4 (version 3)
-    + ("obstacle_jump", "obstacle_detour", "obstacle_no_way_around"),  # MOVE-3 (version 4)
+    + ("obstacle_jump", "obstacle_detour", "obstacle_no_way_around")  # MOVE-3 (version 4)
+    + ("seat",),  # version 6
     frozenset({"initiative", "chase_lead"}),
 )
 OTHER: Final = Block(
@@ -328,6 +334,7 @@ class ObservationEncoder:
         self._zero_other = (0.0,) * OTHER.size
         self._zero_tempo = (0.0,) * TEMPO.size
         self._last = max(1, self.slots)  # the order place scale: 0 first, 1 last
+        self._last_id = max(1, num_combatants - 1)  # the seat scale: id 0 is 0, the last 1
         self._action_scale = self.max_actions + self.max_celerity
 
     def feature_names(self) -> list[str]:
@@ -338,13 +345,6 @@ class ObservationEncoder:
         names += [f"self.{f}" for f in SELF.features]
         names += [f"tempo.{i}.{f}" for i in range(self.slots) for f in TEMPO.features]
         return names
-
-    def prefix_size(self, version: int) -> int:
-        """Floats of a layout-``version`` observation of this fight: the prefix of this
-        layout's that a model of that version reads (:data:`PREFIX_VERSIONS`)."""
-        if version == OBS_VERSION:
-            return self.size
-        return self._s_end - PREFIX_VERSIONS[version]
 
     def split(self, flat: np.ndarray) -> dict[str, np.ndarray]:
         """The ``Dict`` view of a flat observation (keys in the flat order)."""
@@ -453,6 +453,7 @@ class ObservationEncoder:
             1.0 if c.offhand >= 0 else 0.0,
             _aim(c, turn)[1],
             *_chase(battle, c),
+            c.id / self._last_id,
         )
 
     def _other(

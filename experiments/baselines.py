@@ -12,8 +12,8 @@ time, exactly as a user would:
     vtm-sim train --env ID --algo ALGO --timesteps N --seed S \\
         --opponents ladder:2,ladder:3 --eval-opponents ladder:1,ladder:2,ladder:3 \\
         --n-envs 4 --config experiments/hyperparams/baselines.yml --out RUN --json
-    vtm-sim evaluate RUN/Env-v5.zip --opponents ladder:1,ladder:2,ladder:3 --episodes E --json
-    vtm-sim evaluate RUN/Env-v5.zip --opponents ladder:4 --episodes P --json   (the planner)
+    vtm-sim evaluate RUN/Env-v6.zip --opponents ladder:1,ladder:2,ladder:3 --episodes E --json
+    vtm-sim evaluate RUN/Env-v6.zip --opponents ladder:4 --episodes P --json   (the planner)
 
 The learning curves are the pipeline's own periodic evaluations (RUN/evaluations.npz).
 The scores (wins plus half the draws) are aggregated over the seeds with rliable:
@@ -42,7 +42,7 @@ ROOT = Path(__file__).resolve().parent.parent
 # -P: never the checkout's own packages ahead of the installed ones (with cwd the tree,
 # `python -c` would import the pure source even from the compiled build's interpreter)
 VTM_SIM = [sys.executable, "-P", "-c", "from vtm_sim.cli import main; main()"]
-ENVS = {"duel": "vtm_sim/Duel-v5", "gunfight": "vtm_sim/Gunfight-v5"}
+ENVS = {"duel": "vtm_sim/Duel-v6", "gunfight": "vtm_sim/Gunfight-v6"}
 ALGOS = ("maskable-ppo", "ppo")
 RUNGS = ("ladder:1", "ladder:2", "ladder:3")  # cheap rungs: --episodes battles a seat
 TOP = "ladder:4"  # the planner: slow, --top-episodes battles a seat

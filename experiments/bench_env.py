@@ -4,7 +4,7 @@ Usage:
     python experiments/bench_env.py [--steps N] [--vec-envs K] [--json]
     python experiments/bench_env.py --fuzz 1000000
 
-Reports env steps per second of ``vtm_sim/Duel-v5`` with masked random actions
+Reports env steps per second of ``vtm_sim/Duel-v6`` with masked random actions
 next to Gymnasium's ``CartPole-v1`` measured in the same run (both built with
 ``gymnasium.make``, so both carry the same wrappers; best of ``--repeat``
 interleaved runs), and their ratio; the same loop driving the engine without
@@ -39,7 +39,7 @@ except ImportError:  # a checkout that is not installed
 
 import vtm_sim
 
-DUEL = "vtm_sim/Duel-v5"
+DUEL = "vtm_sim/Duel-v6"
 
 
 def masked(mask: np.ndarray, rng: np.random.Generator) -> int:

@@ -68,7 +68,7 @@ def main(argv: list[str] | None = None) -> None:
           flush=True)
     path, agreement = fit_clone(data, args.out / "planner_clone.npz",
                                 scenario=load_scenario("duel"), teacher=TEACHER,
-                                env_id="vtm_sim/Duel-v5", epochs=args.epochs, seed=args.seed)
+                                env_id="vtm_sim/Duel-v6", epochs=args.epochs, seed=args.seed)
     fitted = time.perf_counter() - start - recorded
     print(f"fitted in {fitted:.0f} s: {path}, the teacher's pick on {agreement:.1%} of the "
           "held-out decisions")

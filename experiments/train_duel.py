@@ -2,9 +2,9 @@
 
 Runs, in order, exactly what a user would:
 
-    vtm-sim train --env vtm_sim/Duel-v5 --timesteps N --seed S --opponents O \\
+    vtm-sim train --env vtm_sim/Duel-v6 --timesteps N --seed S --opponents O \\
         --n-envs K --out DIR/run --json
-    vtm-sim export-policy DIR/run/Duel-v5.zip --out DIR/duel.npz
+    vtm-sim export-policy DIR/run/Duel-v6.zip --out DIR/duel.npz
     vtm-sim evaluate DIR/duel.npz --opponents nearest,tactician --episodes E --json
 
 and writes ``DIR/report.json`` (the training summary: wall time and the env's
@@ -50,7 +50,7 @@ def main() -> None:
     a = p.parse_args()
     out = Path(a.out)
     out.mkdir(parents=True, exist_ok=True)
-    train = ["train", "--env", "vtm_sim/Duel-v5", "--timesteps", str(a.timesteps),
+    train = ["train", "--env", "vtm_sim/Duel-v6", "--timesteps", str(a.timesteps),
              "--seed", str(a.seed), "--opponents", a.opponents, "--n-envs", str(a.n_envs),
              "--out", str(out / "run"), "--json"]
     if a.config:

@@ -11,7 +11,7 @@ experiments/results/shipped.md used the compiled build, ``VTM_SIM_COMPILE=1``):
     vtm-sim train --env ID --algo maskable-ppo --timesteps N --seed S \\
         --opponents A,B,C --n-envs K [--eval-opponents ...] [--init PREVIOUS_STAGE.zip] \\
         --config CONFIG --out runs/shipped/NAME/stageK --json       (once a stage)
-    vtm-sim export-policy runs/shipped/NAME/stageK/Env-v5.zip --out agents/policies/NAME.npz
+    vtm-sim export-policy runs/shipped/NAME/stageK/Env-v6.zip --out agents/policies/NAME.npz
     vtm-sim evaluate trained:NAME --opponents ladder:1,ladder:2,ladder:3 --episodes E --jobs 2
     vtm-sim evaluate trained:NAME --opponents ladder:4 --episodes P --jobs 2   (the planner)
 
@@ -37,7 +37,7 @@ ROOT = Path(__file__).resolve().parent.parent
 # -P: never the checkout's own packages ahead of the installed ones (with cwd the tree,
 # `python -c` would import the pure source even from the compiled build's interpreter)
 VTM_SIM = [sys.executable, "-P", "-c", "from vtm_sim.cli import main; main()"]
-ENVS = {"duel": "vtm_sim/Duel-v5", "gunfight": "vtm_sim/Gunfight-v5"}
+ENVS = {"duel": "vtm_sim/Duel-v6", "gunfight": "vtm_sim/Gunfight-v6"}
 # Each recipe: one or more training stages, each the timesteps, training opponents, sub-envs
 # and config of one `vtm-sim train`; a later stage starts from the model of the one before
 # (`--init`). The stages together fit issue 10's 20 minutes on a 2-core machine.

@@ -277,14 +277,14 @@ def test_the_site_builds_strict(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr[-4000:]
     site = tmp_path / "site"
     for page in ("index.html", "guide/index.html", "reference/cli/index.html",
-                 "reference/file-formats/index.html", "environments/Duel-v5/index.html"):
+                 "reference/file-formats/index.html", "environments/Duel-v6/index.html"):
         assert (site / page).is_file(), page
     cli = (site / "reference" / "cli" / "index.html").read_text(encoding="utf-8")
     from vtm_sim.cli.base import COMMANDS
 
     missing = [name for name in COMMANDS if f"vtm-sim {name}" not in cli]
     assert not missing, f"the CLI reference lacks: {missing}"
-    duel = (site / "environments" / "Duel-v5" / "index.html").read_text(encoding="utf-8")
+    duel = (site / "environments" / "Duel-v6" / "index.html").read_text(encoding="utf-8")
     assert "Version History" in duel
 
 

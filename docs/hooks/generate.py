@@ -4,7 +4,7 @@
 
 - ``reference/file-formats.md``: every file format's JSON Schema (the models behind
   ``vtm-sim schema WHAT``, ``vtm_sim.cli.states.SCHEMAS``) as tables of keys;
-- ``environments/<Name>-v5.md``: one page per registered Gymnasium id (``import envs``),
+- ``environments/<Name>-v6.md``: one page per registered Gymnasium id (``import envs``),
   from its registration, its scenario, the env's spaces and ``envs.env.VtmEnv``'s
   docstring, with a "Version History" from ``docs/environments/history.yaml`` (in the
   docstring's place);

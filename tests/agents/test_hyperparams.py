@@ -37,7 +37,7 @@ def test_the_build_under_test_reads_the_committed_table(algo: str) -> None:
         assert sources == [str(packaged)]
         assert hp == Hyperparams(**entry), env_id
     default = table(algo)["default"]
-    hp, _ = load_hyperparams(algo, "vtm_sim/NotInTheTable-v5")
+    hp, _ = load_hyperparams(algo, "vtm_sim/NotInTheTable-v6")
     assert hp == Hyperparams(**default)
     assert hp.ent_coef == default.get("ent_coef", Hyperparams().ent_coef)
 
@@ -50,11 +50,11 @@ def test_there_are_override_files() -> None:
 @pytest.mark.parametrize("path", OVERRIDES, ids=lambda p: p.name)
 def test_every_override_file_validates_and_its_env_kwargs_make_the_env(path: Path) -> None:
     data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    hp, sources = load_hyperparams("maskable-ppo", "vtm_sim/Gunfight-v5", path)
+    hp, sources = load_hyperparams("maskable-ppo", "vtm_sim/Gunfight-v6", path)
     assert sources[-1] == str(path)
     for key, value in data.items():
         assert getattr(hp, key) == value, key  # the file's keys win over the table's
-    for env_id in ("vtm_sim/Duel-v5", "vtm_sim/Gunfight-v5"):
+    for env_id in ("vtm_sim/Duel-v6", "vtm_sim/Gunfight-v6"):
         env = gym.make(env_id, **hp.env_kwargs)
         obs, _ = env.reset(seed=0)
         assert env.observation_space.contains(obs)
@@ -66,4 +66,4 @@ def test_a_missing_table_is_refused_not_replaced_by_defaults(
     monkeypatch.setattr(training, "HYPERPARAMS_DIR", tmp_path)
     with pytest.raises(ConfigError, match=r"maskable-ppo\.yml: missing, expected the "
                        r"maskable-ppo hyperparameters table"):
-        load_hyperparams("maskable-ppo", "vtm_sim/Duel-v5")
+        load_hyperparams("maskable-ppo", "vtm_sim/Duel-v6")

@@ -19,13 +19,14 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-import envs  # noqa: F401
+import envs
 from agents.learned import ModelInfo, load_agent
 from agents.numpy_policy import MASK_HANDLING, NumpyPolicy, write_policy
+from agents.registered import POLICY_DIR
 from vtm_sim.cli import main
 from vtm_sim.data.formats import OBS_VERSION
 
-ENV_ID = "vtm_sim/Duel-v5"
+ENV_ID = "vtm_sim/Duel-v6"
 ROOT = Path(__file__).resolve().parents[2]
 
 # Refuses torch and stable-baselines3 at import.
@@ -104,7 +105,7 @@ def test_an_export_for_another_observation_layout_is_refused(tmp_path: Path) -> 
     arrays["meta"] = np.array(json.dumps(meta))
     np.savez(tmp_path / "old.npz", **arrays)
     with pytest.raises(ValueError, match=f"observation layout {OBS_VERSION + 1}, but this "
-                       f"code is vtm_sim/Duel-v5 with layout {OBS_VERSION}: retrain"):
+                       f"code is vtm_sim/Duel-v6 with layout {OBS_VERSION}: retrain"):
         NumpyPolicy.load(tmp_path / "old.npz")
     with pytest.raises(ValueError, match="no such file"):
         NumpyPolicy.load(tmp_path / "missing.npz")
@@ -194,70 +195,25 @@ def older_export(tmp_path: Path, env_id: str, scenario: str, version: int, input
     return NumpyPolicy.load(write_policy(tmp_path / f"v{version}.npz", layers, "tanh", info))
 
 
-def test_a_version_3_export_still_plays_on_the_version_5_layout(tmp_path: Path) -> None:
-    """Versions 4 and 5 only append (3 self floats and the jumping moves last; then the
-    tempo block): a version-3 model reads its prefix and picks among the actions it knows."""
-    from envs.observation import TEMPO
-    from vtm_sim.data.formats import PREFIX_VERSIONS
-
+@pytest.mark.parametrize("version", [3, 4, 5])
+def test_an_export_of_an_older_layout_fails_in_one_line_naming_both(
+        tmp_path: Path, version: int) -> None:
+    """Version 6 renumbered the action catalog (relative targets): no older model reads
+    it, whatever its size; loading one names both versions and says what to do."""
     env = gym.make(ENV_ID)
     d, n = int(env.observation_space.shape[0]), int(env.action_space.n)
-    jumps = 3 * 2 + 2  # MOVE toward/away and PURSUE per combatant, TAKE_COVER, FLEE
-    old_d, old_n = d - PREFIX_VERSIONS[3] - TEMPO.size, n - jumps  # one other combatant
-    agent = older_export(tmp_path, ENV_ID, "duel", 3, old_d, old_n, seed=0)
-    obs, info_ = env.reset(seed=0)
-    mask = np.ones(n, dtype=np.int8)  # every action legal, the jumping ones too
-    a = agent.act(obs, mask)
-    assert a < old_n and agent.logits(obs)[a] == agent.logits(obs).max()
-    assert agent.logits(obs).shape == (old_n,)
-    legal = np.flatnonzero(info_["action_mask"])
-    assert agent.act(obs, info_["action_mask"]) in legal
-    names = env.unwrapped.encoder.feature_names()  # its prefix ends where version 3 ended
-    assert names[old_d - 1] == "self.obstacle_near"
-    assert env.unwrapped.encoder.prefix_size(3) == old_d
-    assert (agent.logits(obs) == agent.logits(obs[:old_d])).all()
+    with pytest.raises(ValueError) as err:
+        older_export(tmp_path, "vtm_sim/Duel-v0", "duel", version, d - 1, n + 1, seed=version)
+    text = str(err.value)
+    assert "\n" not in text and f"layout {version}" in text and f"layout {OBS_VERSION}" in text
+    assert f"vtm_sim/Duel-v{envs.VERSION}" in text and "export it again" in text
 
 
-def test_a_version_4_export_reads_its_prefix_of_the_version_5_layout(tmp_path: Path) -> None:
-    """Version 5 appended the tempo block after ``self``: a version-4 model (as
-    trained:gunfight is) reads everything up to it, in a fight of any size, and never
-    sees the tempo rows."""
-    from envs.observation import TEMPO
-
-    env = gym.make("vtm_sim/Gunfight-v5")
-    enc = env.unwrapped.encoder
-    d, n = int(env.observation_space.shape[0]), int(env.action_space.n)
-    old_d = d - enc.slots * TEMPO.size
-    assert enc.feature_names()[old_d - 1] == "self.obstacle_no_way_around"
-    assert enc.feature_names()[old_d] == "tempo.0.vampire"
-    assert enc.prefix_size(4) == old_d and enc.prefix_size(5) == d
-    agent = older_export(tmp_path, "vtm_sim/Gunfight-v5", "gunfight", 4, old_d, n, seed=1)
-    obs, info_ = env.reset(seed=0)
-    changed = obs.copy()
-    changed[old_d:] = 1.0 - changed[old_d:]  # the tempo rows do not move it
-    assert (agent.logits(obs) == agent.logits(changed)).all()
-    assert agent.act(obs, info_["action_mask"]) in np.flatnonzero(info_["action_mask"])
-    with pytest.raises(ValueError, match="features"):
-        agent.logits(obs[: old_d - 1])
-
-
-def test_an_older_export_refuses_another_fights_observation(tmp_path: Path) -> None:
-    """An older model reads its prefix only of its own fight's newer layout: a version-4
-    duel model given a gunfight observation (longer, and no prefix of it) raises."""
-    from envs.observation import TEMPO
-
-    duel = gym.make(ENV_ID)
-    d, n = int(duel.observation_space.shape[0]), int(duel.action_space.n)
-    old_d = d - TEMPO.size  # version 4: no tempo row for the one other combatant
-    agent = older_export(tmp_path, ENV_ID, "duel", 4, old_d, n, seed=2)
-    obs, _ = duel.reset(seed=0)
-    assert agent.logits(obs).shape == (n,)  # its own fight, today's layout
-    gunfight, _ = gym.make("vtm_sim/Gunfight-v5").reset(seed=0)
-    assert gunfight.size > d
+def test_an_export_refuses_another_fights_observation(tmp_path: Path) -> None:
+    agent = NumpyPolicy.load(POLICY_DIR / "duel.npz")
+    gunfight, _ = gym.make("vtm_sim/Gunfight-v6").reset(seed=0)
     with pytest.raises(ValueError, match="features"):
         agent.logits(gunfight)
-    with pytest.raises(ValueError, match="features"):
-        agent.logits(np.zeros(d + 1, np.float32))  # longer, but not by tempo rows
 
 
 def test_evaluate_names_an_unknown_shipped_policy_in_one_line() -> None:

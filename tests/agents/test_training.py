@@ -31,7 +31,7 @@ from agents.numpy_policy import NumpyPolicy  # noqa: E402
 from agents.training import Hyperparams, assignments, load_hyperparams  # noqa: E402
 from vtm_sim.cli import main  # noqa: E402
 
-ENV_ID = "vtm_sim/Duel-v5"
+ENV_ID = "vtm_sim/Duel-v6"
 PPO_ARGS = {"n_steps": 512, "batch_size": 128, "n_epochs": 2, "seed": 0, "device": "cpu"}
 # A run small enough for a test: every periodic part (evaluation, checkpoint) fires once.
 SMALL = {"n_steps": 128, "batch_size": 64, "n_epochs": 1, "eval_freq": 256,
@@ -155,7 +155,7 @@ def test_hyperparameters_come_from_the_yaml_and_the_config(small_config: Path) -
     hp, sources = load_hyperparams("maskable-ppo", ENV_ID)
     assert sources[0].endswith("hyperparams/maskable-ppo.yml")
     assert hp.n_timesteps == 200_000 and hp.n_envs == 4
-    hp2, _ = load_hyperparams("ppo", "vtm_sim/SomethingElse-v5", small_config)
+    hp2, _ = load_hyperparams("ppo", "vtm_sim/SomethingElse-v6", small_config)
     assert hp2.n_steps == 128 and hp2.n_envs == Hyperparams().n_envs
 
 
@@ -177,18 +177,18 @@ def test_train_writes_a_zoo_run_folder(tmp_path: Path, small_config: Path) -> No
     assert code == 0, text
     summary = json.loads(text)
     assert summary["timesteps"] >= 512 and 0 < summary["env_share"] < 1
-    info = json.loads((out / "Duel-v5.json").read_text())
+    info = json.loads((out / "Duel-v6.json").read_text())
     assert info["algo"] == "MaskablePPO" and info["seed"] == 3 and info["scenario"] == "duel"
-    config = yaml.safe_load((out / "Duel-v5" / "config.yml").read_text())
+    config = yaml.safe_load((out / "Duel-v6" / "config.yml").read_text())
     assert config["n_steps"] == 128 and config["n_timesteps"] == 512
     default_shaping = gym.make(ENV_ID).unwrapped.shaping  # one default: the env's
     assert config["env_kwargs"]["shaping"] == info["env_kwargs"]["shaping"] == default_shaping
     # the control too: the env's default, one combatant
     assert config["env_kwargs"]["control"] == gym.make(ENV_ID).unwrapped.control == "combatant"
-    args = yaml.safe_load((out / "Duel-v5" / "args.yml").read_text())
+    args = yaml.safe_load((out / "Duel-v6" / "args.yml").read_text())
     assert args["seed"] == 3 and args["opponents"] == ["nearest", "tactician"]
-    assert (out / "Duel-v5" / "command.txt").read_text().startswith("vtm-sim train")
-    assert "torch" in yaml.safe_load((out / "Duel-v5" / "versions.yml").read_text())
+    assert (out / "Duel-v6" / "command.txt").read_text().startswith("vtm-sim train")
+    assert "torch" in yaml.safe_load((out / "Duel-v6" / "versions.yml").read_text())
     assert list((out / "tb").rglob("events.out.tfevents.*"))
     assert list(out.glob("rl_model_*_steps.zip")) and (out / "best_model.zip").exists()
     # every checkpoint has its metadata, so it evaluates and exports like the final model
@@ -198,21 +198,21 @@ def test_train_writes_a_zoo_run_folder(tmp_path: Path, small_config: Path) -> No
     assert code == 0, text
     evals = np.load(out / "evaluations.npz")
     assert list(evals["opponents"]) == ["nearest", "tactician"] and len(evals["timesteps"]) >= 2
-    assert LearnedAgent.load(out / "Duel-v5.zip").info.env_id == ENV_ID
+    assert LearnedAgent.load(out / "Duel-v6.zip").info.env_id == ENV_ID
 
 
 def test_train_control_side_plays_the_whole_side(tmp_path: Path, small_config: Path) -> None:
     """--control side: every sub-env's learner plays all the combatants of its seat, as
     evaluate plays the policy; the run folder and the command line say so."""
     out = tmp_path / "side"
-    code, text = run("train", "--env", "vtm_sim/Gunfight-v5", "--timesteps", "256",
+    code, text = run("train", "--env", "vtm_sim/Gunfight-v6", "--timesteps", "256",
                      "--opponents", "tactician", "--n-envs", "2", "--control", "side",
                      "--config", str(small_config), "--out", str(out), "--json")
     assert code == 0, text
-    config = yaml.safe_load((out / "Gunfight-v5" / "config.yml").read_text())
+    config = yaml.safe_load((out / "Gunfight-v6" / "config.yml").read_text())
     assert config["env_kwargs"]["control"] == "side"
-    assert "--control side" in (out / "Gunfight-v5" / "command.txt").read_text()
-    info = json.loads((out / "Gunfight-v5.json").read_text())
+    assert "--control side" in (out / "Gunfight-v6" / "command.txt").read_text()
+    info = json.loads((out / "Gunfight-v6.json").read_text())
     env = gym.make(info["env_id"], agent_id=3, **info["env_kwargs"]).unwrapped
     assert env.learners == [3, 4, 5]
 
@@ -229,20 +229,20 @@ def test_init_starts_a_run_from_a_saved_models_weights(tmp_path: Path,
     code, text = run("train", "--timesteps", "256", "--n-envs", "2", "--config",
                      str(small_config), "--out", str(first), "--json")
     assert code == 0, text
-    saved = MaskablePPO.load(str(first / "Duel-v5.zip"), device="cpu")
+    saved = MaskablePPO.load(str(first / "Duel-v6.zip"), device="cpu")
     fresh = MaskablePPO("MlpPolicy", gym.make(ENV_ID), seed=9, device="cpu",
                         policy_kwargs={"net_arch": [64, 64], "activation_fn": torch.nn.Tanh})
     before = {k: v.clone() for k, v in fresh.policy.state_dict().items()}
-    warm_start(fresh, MaskablePPO, str(first / "Duel-v5.zip"))
+    warm_start(fresh, MaskablePPO, str(first / "Duel-v6.zip"))
     after, want = fresh.policy.state_dict(), saved.policy.state_dict()
     assert all(torch.equal(after[k], want[k]) for k in want)
     assert not all(torch.equal(before[k], want[k]) for k in want)
     second = tmp_path / "second"
     code, text = run("train", "--timesteps", "256", "--n-envs", "2", "--config",
-                     str(small_config), "--init", str(first / "Duel-v5.zip"), "--out",
+                     str(small_config), "--init", str(first / "Duel-v6.zip"), "--out",
                      str(second), "--json")
     assert code == 0, text
-    assert "--init" in (second / "Duel-v5" / "command.txt").read_text()
+    assert "--init" in (second / "Duel-v6" / "command.txt").read_text()
 
 
 def test_init_with_a_missing_or_unfit_model_is_one_line(tmp_path: Path,
@@ -258,7 +258,7 @@ def test_init_with_a_missing_or_unfit_model_is_one_line(tmp_path: Path,
     wide = tmp_path / "wide.yml"
     wide.write_text(yaml.safe_dump({**SMALL, "policy_kwargs": {"net_arch": [32]}}))
     r = CliRunner().invoke(main, ["train", "--timesteps", "256", "--n-envs", "4",
-                                  "--config", str(wide), "--init", str(first / "Duel-v5.zip"),
+                                  "--config", str(wide), "--init", str(first / "Duel-v6.zip"),
                                   "--out", str(tmp_path / "second")])
     assert r.exit_code == 2 and r.output.strip().count("\n") == 0, r.output
     assert "its network is not this run's policy_kwargs" in r.output
@@ -279,7 +279,7 @@ def test_train_by_self_play_against_past_snapshots(tmp_path: Path, small_config:
     assert code == 0, text
     summary = json.loads(text)
     assert set(summary["evaluations"][-1]["scores"]) == {"nearest", "tactician"}
-    assert LearnedAgent.load(out / "Duel-v5.zip").info.algo == "PPO"
+    assert LearnedAgent.load(out / "Duel-v6.zip").info.algo == "PPO"
 
 
 def test_train_warns_when_sub_envs_leave_a_seat_or_opponent_out(
@@ -318,7 +318,7 @@ def test_evaluate_reports_each_seat_and_the_pool(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("args", "needle"),
     [
-        (["train", "--env", "vtm_sim/Nope-v5"], "--env vtm_sim/Nope-v5: unknown environment id"),
+        (["train", "--env", "vtm_sim/Nope-v6"], "--env vtm_sim/Nope-v6: unknown environment id"),
         (["train", "--algo", "dqn"], "'dqn' is not one of"),
         (["train", "--config", "CONFIG"], "learning_rat: unknown key"),
         (["train", "--opponents", "sharpshooter"], "sharpshooter"),

@@ -10,7 +10,8 @@ from vtm_sim.data import formats
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGES = ("vtm_sim", "envs", "agents")
 HOME = Path("vtm_sim/data/formats.py")
-NOT_FILE_FORMATS = {(Path("envs/__init__.py"), "VERSION")}  # the registered ids' -v0
+NOT_FILE_FORMATS = {(Path("envs/__init__.py"), "VERSION"),  # the registered ids' -vN
+                    (Path("envs/__init__.py"), "LEGACY_VERSION")}  # and the -v0 alias
 
 
 def _sources() -> list[Path]:
@@ -48,10 +49,9 @@ def test_no_file_is_written_with_a_literal_format() -> None:
 
 def test_the_formats_are_the_ones_files_were_written_with() -> None:
     """Changing one is a format change: these are the values files on disk carry."""
-    assert (formats.LOG_VERSION, formats.STATE_VERSION, formats.OBS_VERSION) == (2, 2, 5)
+    assert (formats.LOG_VERSION, formats.STATE_VERSION, formats.OBS_VERSION) == (2, 2, 6)
     assert formats.STATE_FORMAT == "vtm_sim.state"  # what every saved state carries
     assert (formats.RUN_DIR_FORMAT, formats.RESULTS_FORMAT) == (1, 1)
     assert formats.POLICY_FORMAT == "vtm-sim numpy policy 1"
     assert formats.TABLE_SCHEMA_VERSION == 1  # what every table database carries
-    assert formats.PREFIX_VERSIONS == {3: 3, 4: 0}
     assert sorted(formats.__all__) == sorted(n for n in vars(formats) if n.isupper())

@@ -18,6 +18,7 @@ import envs
 from envs.actions import ActionCatalog, CatalogError, passive_choice
 from envs.env import VtmEnv
 from envs.match import MatchConfig
+from envs.observation import ObservationEncoder
 from vtm_sim.core.choices import (
     AbortMethod,
     Action,
@@ -63,9 +64,9 @@ def rollout(env: gym.Env[Any, Any], seed: int, steps: int = 400) -> list[Any]:
 
 # --- registration and API checks ------------------------------------------------------
 def test_duel_and_every_scenario_registered() -> None:
-    assert IDS[0] == "vtm_sim/Duel-v5"
+    assert IDS[0] == "vtm_sim/Duel-v6"
     assert len(IDS) == len(set(IDS)) == len(set(["duel", *SCENARIOS]))
-    assert envs.env_id("bar_brawl") == "vtm_sim/BarBrawl-v5"
+    assert envs.env_id("bar_brawl") == "vtm_sim/BarBrawl-v6"
     for eid in IDS:
         spec = gym.spec(eid)
         assert spec.max_episode_steps == envs.MAX_EPISODE_STEPS
@@ -73,7 +74,7 @@ def test_duel_and_every_scenario_registered() -> None:
 
 
 def test_make_with_module_prefix() -> None:
-    env = gym.make("envs:vtm_sim/Duel-v5")
+    env = gym.make("envs:vtm_sim/Duel-v6")
     obs, info = env.reset(seed=0)
     assert env.observation_space.contains(obs)
     assert info["action_mask"].any()
@@ -86,7 +87,7 @@ def test_check_env_every_id(eid: str) -> None:
 
 
 def test_check_env_dict_observations() -> None:
-    env = gym.make("vtm_sim/Duel-v5", obs_mode="dict", render_mode="ansi")
+    env = gym.make("vtm_sim/Duel-v6", obs_mode="dict", render_mode="ansi")
     assert isinstance(env.observation_space, gym.spaces.Dict)
     check_env(env.unwrapped)
     obs, _ = env.reset(seed=3)
@@ -132,7 +133,7 @@ def test_same_seed_same_trajectory(eid: str) -> None:
 
 
 def test_reset_without_seed_continues_the_stream() -> None:
-    env = gym.make("vtm_sim/Duel-v5")
+    env = gym.make("vtm_sim/Duel-v6")
     first, _ = env.reset(seed=1)
     again, _ = env.reset(seed=1)
     np.testing.assert_array_equal(first, again)
@@ -213,7 +214,8 @@ def test_catalog_covers_every_engine_option(scenario: str) -> None:
     for seed in range(40):
         b = sc.battle(seed=seed)
         while b.pending is not None:
-            missing = [o for o in b.pending.options if o not in catalog.index]
+            index = catalog.seat(b.pending.actor).index  # targets relative to the actor
+            missing = [o for o in b.pending.options if o not in index]
             assert not missing, f"catalog gap in {scenario}: {missing}"
             b.choose(pol.choose(b, b.pending))
 
@@ -226,7 +228,7 @@ def test_catalog_layout() -> None:
     n = len(sc.fighters)
     choices = set(cat.choices)
     for m in load_tables().maneuvers:
-        for t in range(n):
+        for t in range(1, n):  # every other combatant (relative to the observer, 0)
             for called in (None, *CalledShot):
                 for off in (False, True):
                     assert Action(ActionKind.ATTACK, m, t, called=called, offhand=off) in choices
@@ -260,7 +262,7 @@ def first_illegal(mask: np.ndarray) -> int:
 
 
 def test_illegal_action_raises_when_asked() -> None:
-    env = gym.make("vtm_sim/Duel-v5", illegal_action="raise")
+    env = gym.make("vtm_sim/Duel-v6", illegal_action="raise")
     _, info = env.reset(seed=0)
     with pytest.raises(IllegalActionError, match="not legal"):
         env.step(first_illegal(info["action_mask"]))
@@ -333,7 +335,7 @@ def test_observations_within_bounds_over_many_steps() -> None:
 
 # --- rendering ---------------------------------------------------------------------------------
 def test_render_ansi_narrates_events_since_last_step() -> None:
-    env = gym.make("vtm_sim/Duel-v5", render_mode="ansi")
+    env = gym.make("vtm_sim/Duel-v6", render_mode="ansi")
     _, info = env.reset(seed=0)
     text = env.render()
     assert isinstance(text, str) and "Turn 1" in text
@@ -376,7 +378,7 @@ def test_gymnasium_check_env_passes_on_the_defaults(env_id: str) -> None:
 
 
 def test_an_illegal_action_is_a_penalized_pass_by_default() -> None:
-    env = gym.make("vtm_sim/Duel-v5")
+    env = gym.make("vtm_sim/Duel-v6")
     _, info = env.reset(seed=0)
     assert info["illegal"] is False and info["illegal_actions"] == 0
     _, reward, _, _, info = env.step(first_illegal(info["action_mask"]))
@@ -395,7 +397,7 @@ def test_one_shaping_default_for_every_env() -> None:
     from envs.multi import VtmParallelEnv
 
     assert envs.DEFAULT_SHAPING == 0.0  # the outcome alone: +1 win, -1 loss, 0 draw
-    assert gym.make("vtm_sim/Duel-v5").unwrapped.shaping == envs.DEFAULT_SHAPING  # type: ignore[attr-defined]
+    assert gym.make("vtm_sim/Duel-v6").unwrapped.shaping == envs.DEFAULT_SHAPING  # type: ignore[attr-defined]
     assert VtmParallelEnv().shaping == VtmAECEnv().match.shaping == envs.DEFAULT_SHAPING
 
 
@@ -421,7 +423,7 @@ def test_every_env_runs_its_match_on_one_config_with_the_same_defaults() -> None
 
 def test_action_masks_on_a_gym_make_env() -> None:
     """The environments page's way through gym.make's wrappers, and Gymnasium's own."""
-    env = gym.make("vtm_sim/Duel-v5")
+    env = gym.make("vtm_sim/Duel-v6")
     rng = np.random.default_rng(0)
     _, info = env.reset(seed=0)
     for _ in range(30):
@@ -492,20 +494,20 @@ def test_move3_jumping_moves_are_appended_to_the_catalog() -> None:
     cat = ActionCatalog.for_scenario(sc)
     n = len(sc.fighters)
     jumps = [i for i, c in enumerate(cat.choices) if isinstance(c, Action) and c.jump]
-    assert jumps == list(range(cat.size - (3 * n + 2), cat.size))
+    assert jumps == list(range(cat.size - (3 * (n - 1) + 2), cat.size))
     last_defense = max(i for i, c in enumerate(cat.choices) if isinstance(c, Defense))
     assert last_defense == jumps[0] - 1
     assert {cat.choices[i].kind for i in jumps} == {  # type: ignore[union-attr]
         ActionKind.MOVE, ActionKind.PURSUE, ActionKind.TAKE_COVER, ActionKind.FLEE}
-    assert cat.describe(jumps[0]) == "act:move ->0 jumping"
+    assert cat.describe(jumps[0]) == "act:move ->1 jumping"  # slot 0: the first other
 
 
 def test_move3_the_env_offers_jumping_and_observes_the_obstacle() -> None:
     env = VtmEnv("rooftops")
     names = env.encoder.feature_names()
     own = [n for n in names if n.startswith("self.")]  # the self block ends with them
-    assert own[-3:] == ["self.obstacle_jump", "self.obstacle_detour",
-                        "self.obstacle_no_way_around"]
+    assert own[-4:] == ["self.obstacle_jump", "self.obstacle_detour",
+                        "self.obstacle_no_way_around", "self.seat"]
     jumps = {i for i, c in enumerate(env.catalog.choices) if isinstance(c, Action) and c.jump}
     seen_jump = False
     for seed in range(6):
@@ -528,7 +530,7 @@ def test_move3_the_env_offers_jumping_and_observes_the_obstacle() -> None:
 
 # --- control="side": the agent plays its whole side, as a policy does in a tournament -------
 def test_side_control_passes_check_env() -> None:
-    check_env(gym.make("vtm_sim/Gunfight-v5", agent_id=3, control="side").unwrapped)
+    check_env(gym.make("vtm_sim/Gunfight-v6", agent_id=3, control="side").unwrapped)
 
 
 def test_side_control_asks_every_combatant_of_the_side_and_only_them() -> None:
@@ -598,3 +600,68 @@ def test_side_control_is_the_default_combatant_control_in_a_duel() -> None:
 def test_unknown_control_is_refused() -> None:
     with pytest.raises(ValueError, match="control 'team'"):
         VtmEnv(control="team")  # type: ignore[arg-type]
+
+
+# --- seats (version 6) -------------------------------------------------------------------
+@pytest.mark.parametrize("scenario", ["duel", "gunfight", "bar_brawl"])
+def test_action_targets_are_relative_to_the_observer_as_the_rows_are(scenario: str) -> None:
+    """Target slot k is the k-th other combatant in id order, the ``others`` row k: the
+    same index means the same from every seat, and no seat targets itself."""
+    sc = load_scenario(scenario)
+    n = len(sc.fighters)
+    base = ActionCatalog.for_scenario(sc)
+    for me in range(n):
+        cat = base.seat(me)
+        assert cat.observer == me and cat.size == base.size
+        others = [i for i in range(n) if i != me]
+        assert list(cat.targets) == others
+        for i, (mine, first) in enumerate(zip(cat.choices, base.choices, strict=True)):
+            if isinstance(mine, Action) and mine.target is not None:
+                assert mine.target == others[base.targets.index(first.target)]  # type: ignore[union-attr]
+                assert mine.target != me, cat.describe(i)
+            else:
+                assert mine == first
+        assert cat.seat(0) is base  # one catalog per seat, shared
+
+
+def test_the_observation_says_the_seat() -> None:
+    sc = load_scenario("gunfight")
+    n = len(sc.fighters)
+    names = ObservationEncoder.for_scenario(sc).feature_names()
+    at = names.index("self.seat")
+    for me in range(n):
+        obs, _ = VtmEnv("gunfight", agent_id=me).reset(seed=0)
+        assert obs[at] == pytest.approx(me / (n - 1))
+
+
+def test_one_seat_free_agent_plays_both_seats_of_the_duel() -> None:
+    """The same index means "the other one" from both seats: an agent that always
+    attacks target slot 0 hits its enemy whichever seat it holds."""
+    for seat in (0, 1):
+        env = VtmEnv("duel", agent_id=seat)
+        cat = env.catalog
+        attacks = [i for i, c in enumerate(cat.choices) if isinstance(c, Action)
+                   and c.kind is ActionKind.ATTACK and c.called is None and not c.offhand]
+        assert {cat.choices[i].target for i in attacks} == {1 - seat}  # type: ignore[union-attr]
+        twin = VtmEnv("duel", agent_id=1 - seat).catalog
+        assert [cat.describe(i) for i in attacks] != [twin.describe(i) for i in attacks]
+        assert all(twin.choices[i].target == seat for i in attacks)  # type: ignore[union-attr]
+
+
+def test_padding_slots_name_nobody_and_are_never_legal() -> None:
+    sc = load_scenario("duel")
+    base = ActionCatalog.for_scenario(sc)
+    wide = ActionCatalog(2, sc.rules, max_weapons=max(len(f.stats.weapons) for f in sc.fighters),
+                         slots=4)
+    assert wide.targets == (1, 2, 3, 4) and wide.size > base.size
+    assert wide.describe(next(i for i, c in enumerate(wide.choices)
+                              if isinstance(c, Action) and c.target == 4)).endswith("->slot 3")
+    b = sc.battle(seed=0)
+    while b.pending is not None and not (b.pending.actor == 0
+                                         and b.pending.kind is DecisionKind.ACT):
+        b.choose(b.pending.options[0])
+    assert b.pending is not None
+    legal = {wide.choices[i] for i in np.flatnonzero(wide.mask(b.pending))}
+    assert legal == set(b.pending.options)
+    with pytest.raises(ValueError, match="slots"):
+        ActionCatalog(3, sc.rules, max_weapons=1, slots=1)

@@ -49,7 +49,7 @@ def test_sb3_check_env_on_the_defaults(eid: str) -> None:
 
 
 def test_sb3_check_env_dict_observations() -> None:
-    check_env(gym.make("vtm_sim/Duel-v5", obs_mode="dict"))
+    check_env(gym.make("vtm_sim/Duel-v6", obs_mode="dict"))
 
 
 def vec_env_steps(eid: str, vec_cls: type, **vec_env_kwargs: Any) -> None:
@@ -88,7 +88,7 @@ from stable_baselines3.common.vec_env import SubprocVecEnv
 from tests.envs.test_envs_sb3 import vec_env_steps
 
 if __name__ == "__main__":
-    vec_env_steps("vtm_sim/Duel-v5", SubprocVecEnv)
+    vec_env_steps("vtm_sim/Duel-v6", SubprocVecEnv)
     print("ok")
 """
 
@@ -107,7 +107,7 @@ def test_make_vec_env_subproc_on_the_defaults(tmp_path: Path) -> None:
 
 def test_make_vec_env_subproc_with_the_module_prefix() -> None:
     """Without an ``import envs`` in the main script, the ``envs:`` prefix registers them."""
-    vec_env_steps("envs:vtm_sim/Duel-v5", SubprocVecEnv)
+    vec_env_steps("envs:vtm_sim/Duel-v6", SubprocVecEnv)
 
 
 @pytest.mark.parametrize("eid", IDS)
@@ -130,6 +130,6 @@ def test_maskable_ppo_learns_on_the_defaults(eid: str) -> None:
 
 
 def test_get_action_masks_on_a_gym_make_env() -> None:
-    env = gym.make("vtm_sim/Duel-v5")
+    env = gym.make("vtm_sim/Duel-v6")
     _, info = env.reset(seed=0)
     np.testing.assert_array_equal(get_action_masks(env), info["action_mask"])

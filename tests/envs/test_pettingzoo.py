@@ -67,7 +67,7 @@ def play_aec(env: VtmAECEnv, seed: int) -> list[Any]:
         d = env.battle.pending if env.battle is not None else None
         assert d is not None and env.possible_agents[d.actor] == agent
         legal = np.flatnonzero(obs["action_mask"])
-        assert {env.catalog.choices[i] for i in legal} == set(d.options)
+        assert {env.catalog.seat(d.actor).choices[i] for i in legal} == set(d.options)
         assert len(legal) >= 2  # forced single options are answered by the env
         np.testing.assert_array_equal(info["action_mask"], obs["action_mask"])
         assert info["decision"] == d.kind.value

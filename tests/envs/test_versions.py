@@ -21,7 +21,7 @@ from agents.model_info import ModelInfo
 from agents.numpy_policy import write_policy
 from agents.registered import POLICY_DIR
 from envs.env import VtmEnv
-from vtm_sim.data.formats import OBS_VERSION, PREFIX_VERSIONS
+from vtm_sim.data.formats import OBS_VERSION
 from vtm_sim.errors import ConfigError
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -132,16 +132,13 @@ def test_every_version_has_its_history_in_the_docstrings_and_the_docs() -> None:
         assert f"_v{envs.VERSION}``" in text
 
 
-def test_shipped_policies_name_the_version_of_their_layout_and_still_load() -> None:
-    """Trained on layout 4 when every id was -v0: their metadata names -v4 (versions 1 to
-    5 are layouts 1 to 5), and they play on the current layout's prefix."""
+def test_shipped_policies_are_on_the_current_version_and_load() -> None:
+    """Re-exported to layout 6 (experiments/reexport_v6.py): their metadata names the
+    current id and layout."""
     for path in sorted(POLICY_DIR.glob("*.npz")):
-        agent = load_agent(path)
-        info = agent.info
-        version = int(info.env_id.rsplit("-v", 1)[1])
-        assert version == info.obs_version <= 5
-        assert info.obs_version == OBS_VERSION or info.obs_version in PREFIX_VERSIONS
-        assert envs.current_id(info.env_id) == envs.env_id(info.scenario)
+        info = load_agent(path).info
+        assert info.obs_version == OBS_VERSION
+        assert info.env_id == envs.env_id(info.scenario) == envs.current_id(info.env_id)
 
 
 def test_a_model_of_another_layout_fails_in_one_line_naming_both(tmp_path: Path) -> None:

@@ -28,7 +28,7 @@ TRAINING_HINT = (
     "build), then pip install -e '.[training]'"
 )
 DEFAULT_OPPONENTS = "nearest,tactician"
-DEFAULT_ENV = "vtm_sim/Duel-v5"  # envs.env_id("duel"), written out: envs loads only to run
+DEFAULT_ENV = "vtm_sim/Duel-v6"  # envs.env_id("duel"), written out: envs loads only to run
 ALGO_NAMES = ("maskable-ppo", "ppo")
 
 

@@ -15,7 +15,6 @@ __all__ = [
     "LOG_VERSION",
     "OBS_VERSION",
     "POLICY_FORMAT",
-    "PREFIX_VERSIONS",
     "RESULTS_FORMAT",
     "RUN_DIR_FORMAT",
     "STATE_FORMAT",
@@ -43,12 +42,12 @@ RESULTS_FORMAT: Final = 1
 # 2: ``others`` before ``self`` (the dict's key order); 3: chase and obstacle
 # features at the end of the self block; 4: the nearest obstacle's jump and detour
 # appended (MOVE-3), with the jumping moves appended to the action catalog; 5: the
-# ``tempo`` block appended (each other combatant's Willpower, declarations, actions left)
-OBS_VERSION: Final = 5
-# Older versions whose flat observation is a prefix of this one (and whose action
-# catalog is a prefix of this one's): version -> the floats the ``self`` block gained
-# since; the ``tempo`` block (version 5) comes after it, TEMPO.size floats a row
-PREFIX_VERSIONS: Final = {3: 3, 4: 0}
+# ``tempo`` block appended (each other combatant's Willpower, declarations, actions left);
+# 6: ``seat`` appended to ``self``, and action targets relative to the observer (the
+# k-th other combatant, as the observation's rows), so one policy plays every seat
+OBS_VERSION: Final = 6
+# (Versions 3 and 4 were read as prefixes of version 5; version 6 renumbers the action
+# catalog, so a model of any other layout must be retrained or re-exported.)
 
 # An exported numpy-only policy (.npz, agents.numpy_policy): its metadata's "format"
 POLICY_FORMAT: Final = "vtm-sim numpy policy 1"
