@@ -95,9 +95,10 @@ def suggest_cmd(source: str, npc: str, goal_text: str | None, seconds: float,
     import sys
     import time
 
-    from vtm_sim.analysis.advice import advise, find_combatant
+    from vtm_sim.analysis.advice import advise
     from vtm_sim.analysis.goals import make_goal
     from vtm_sim.core.goals import GoalSpec
+    from vtm_sim.files.names import find_combatant
 
     with user_errors():
         battle, goals = _unbegun(source, seed)
@@ -214,10 +215,10 @@ def export_behaviors_cmd(scenario_name: str, npc: str, policy_name: str, others_
     enemy's state) what it does, how often, and how well that worked, with a
     glossary of the situation words.
     """
-    from vtm_sim.analysis.advice import find_combatant
     from vtm_sim.analysis.behaviors import card_markdown, learn, scenario_start, state_start
     from vtm_sim.cli.battles import _is_state_file, _write
     from vtm_sim.errors import ConfigError
+    from vtm_sim.files.names import find_combatant
     from vtm_sim.files.scenarios import Scenario, load_scenario
     from vtm_sim.files.state_files import labels
     from vtm_sim.policies import registry
