@@ -29,10 +29,7 @@ def _playout(name: str, battle: Battle, seed: int) -> Callable[[int], Policy]:
     :func:`vtm_sim.policies.playouts.advice_playout` (nearest in a duel, the quick tactician
     in a bigger fight), ``planner`` the planner's own playouts (nearest in a duel, the
     tactician past two); any other name of the registry plays itself."""
-    import numpy as np
-
-    from vtm_sim.errors import ConfigError
-    from vtm_sim.policies import registry
+    from vtm_sim.cli.battles import _policy_maker
     from vtm_sim.policies.planner import playout_for
     from vtm_sim.policies.playouts import advice_playout
 
@@ -40,12 +37,7 @@ def _playout(name: str, battle: Battle, seed: int) -> Callable[[int], Policy]:
         return advice_playout(len(battle.combatants))
     if name == "planner":
         return playout_for(len(battle.combatants))
-    try:
-        make = registry.maker(name, registry.scenario_of(battle))
-    except ConfigError as exc:
-        raise ConfigError(f"--policy: {exc}") from None
-    rng = np.random.default_rng([seed, 7])
-    return lambda cid: make(rng, cid)
+    return _policy_maker(name, battle, seed)
 
 
 def _fmt(p: float | None, pct: bool = True) -> str:
