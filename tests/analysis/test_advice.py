@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from rule_helpers import block
+from rule_helpers import puncher_at_its_action
 
 from vtm_sim.analysis.advice import Advice, advise, exchange_of, find_combatant
 from vtm_sim.cli import main
@@ -26,7 +26,7 @@ from vtm_sim.core.choices import (
     Declaration,
     DefenseKind,
 )
-from vtm_sim.engine.battle import Battle, Fighter
+from vtm_sim.engine.battle import Battle
 from vtm_sim.engine.exchange import exchange_odds
 from vtm_sim.engine.flow import Routine
 from vtm_sim.errors import ConfigError
@@ -87,34 +87,13 @@ def brute_force(b: Battle, choice: Action) -> tuple[float, float, float]:
     return totals[0], totals[1], totals[2]
 
 
-def _small_duel(defender_declares: Declaration) -> tuple[Battle, Action]:
-    """A two-dice puncher against a one-die dodger, at the puncher's action."""
-    a = block("Puncher", attrs={"dexterity": 2, "strength": 1, "stamina": 1, "wits": 3})
-    d = block("Dodger", attrs={"dexterity": 1, "stamina": 1, "wits": 1}, willpower=1)
-    from vtm_sim.core.dice import ScriptedDice
-
-    # initiative: the puncher rolls 10, the dodger 1
-    b = Battle([Fighter(a, 0, 0.0), Fighter(d, 1, 1.0)], dice=ScriptedDice([10, 1]),
-               turn_limit=3)
-    while b.pending is not None and b.pending.kind is not DecisionKind.ACT:
-        p = b.pending
-        if p.kind is DecisionKind.DECLARE:
-            b.choose(defender_declares if p.actor == 1 else Declaration())
-        else:
-            b.choose(p.options[0])
-    assert b.pending is not None and b.pending.actor == 0
-    punch = next(o for o in b.pending.options if isinstance(o, Action)
-                 and o.maneuver == "punch" and o.called is None)
-    return b, punch
-
-
 @pytest.mark.parametrize(
     "declares",
     [Declaration(2), Declaration(1), Declaration(1, full_defense=True)],
     ids=["spare action", "abort by roll (DEF-3)", "full defense"],
 )
 def test_exchange_odds_agree_with_brute_force(declares: Declaration) -> None:
-    b, punch = _small_duel(declares)
+    b, punch = puncher_at_its_action(declares)
     ex = exchange_of(b, punch, [NEAREST, NEAREST])
     assert ex is not None
     p_hit, p_damage, levels = brute_force(b, punch)
@@ -126,7 +105,7 @@ def test_exchange_odds_agree_with_brute_force(declares: Declaration) -> None:
 
 def test_exchange_odds_agree_with_attack_odds() -> None:
     """Full defense costs no dice (DEF-7): the same numbers as ``attack --odds``."""
-    b, punch = _small_duel(Declaration(1, full_defense=True))
+    b, punch = puncher_at_its_action(Declaration(1, full_defense=True))
     ex = exchange_of(b, punch, [NEAREST, NEAREST])
     assert ex is not None and ex.defense is DefenseKind.DODGE
     dist = exchange_odds(b.combatants[0].stats, b.combatants[1].stats, maneuver="punch",

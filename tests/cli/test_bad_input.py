@@ -43,6 +43,29 @@ def write(folder: Path, name: str, text: str) -> str:
     return str(path)
 
 
+def with_path(args: list[str], path: Path) -> list[str]:
+    """``args`` with the file's path for every ``{}``."""
+    return [a.replace("{}", str(path)) for a in args]
+
+
+def scenario_text(brawler_at: str, knife_at: str = "[4, 0]", wall: str | None = None) -> str:
+    """A scenario of two: the brawler (side 0) at ``brawler_at``, the knife fighter (side 1)
+    at ``knife_at``, and ``wall`` when given."""
+    text = ("title: T\ncombatants:\n"
+            f"  - {{sheet: characters/brawler.yaml, side: 0, at: {brawler_at}}}\n"
+            f"  - {{sheet: characters/knife_fighter.yaml, side: 1, at: {knife_at}}}\n")
+    return text if wall is None else f"{text}walls:\n  - {wall}\n"
+
+
+def state_text(brawler: str, scenario: str = "duel", obstacle: str | None = None) -> str:
+    """A state of ``scenario`` with the Bar Brawler as ``brawler`` says, and ``obstacle``."""
+    more = "" if obstacle is None else f"obstacles:\n  - {obstacle}\n"
+    return f"scenario: {scenario}\n{more}combatants:\n  Bar Brawler: {brawler}\n"
+
+
+WALL = "[[2, -3], [2, 3]]"  # a wall across the way at x = 2
+
+
 # --- binary files ------------------------------------------------------------------------
 
 
@@ -62,7 +85,7 @@ def write(folder: Path, name: str, text: str) -> str:
 def test_a_binary_file_is_not_a_text_file(tmp_path: Path, name: str, args: list[str]) -> None:
     path = tmp_path / name
     path.write_bytes(BINARY)
-    one_line([a.replace("{}", str(path)) for a in args], name, "not a text file")
+    one_line(with_path(args, path), name, "not a text file")
 
 
 def test_control_characters_are_not_a_text_file(tmp_path: Path) -> None:
@@ -76,46 +99,16 @@ def test_control_characters_are_not_a_text_file(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("x", ["1e308", ".nan", ".inf", "-.inf", "10001"])
 def test_a_position_out_of_bounds_is_refused_at_load_time(tmp_path: Path, x: str) -> None:
-    state = write(tmp_path, "state.yaml", f"""\
-        scenario: duel
-        combatants:
-          Bar Brawler: {{at: [{x}, 0]}}
-        """)
+    state = write(tmp_path, "state.yaml", state_text(f"{{at: [{x}, 0]}}"))
     for cmd in (["state", "show", state], ["fight", "--state", state],
                 ["suggest", state, "--npc", "Bar Brawler"]):
         one_line(cmd, "state.yaml", "combatants.Bar Brawler.at.0", "finite number of yards")
-
-
-def test_a_facing_that_is_not_finite_is_refused(tmp_path: Path) -> None:
-    state = write(tmp_path, "state.yaml", """\
-        scenario: duel
-        combatants:
-          Bar Brawler: {facing: [.nan, 1]}
-        """)
-    one_line(["state", "show", state], "combatants.Bar Brawler.facing")
 
 
 def test_a_json_state_with_nan_is_refused(tmp_path: Path) -> None:
     state = write(tmp_path, "state.json",
                   '{"scenario": "duel", "combatants": {"Bar Brawler": {"at": [NaN, 0]}}}')
     one_line(["state", "show", state], "state.json", "at.0", "finite number of yards")
-
-
-@pytest.mark.parametrize(
-    ("line", "key"),
-    [
-        ("  - {sheet: characters/brawler.yaml, side: 0, at: [1e308, 0]}", "combatants.0.at.0"),
-        ("  - {sheet: characters/brawler.yaml, side: 0, at: [.nan, 0]}", "combatants.0.at.0"),
-    ],
-)
-def test_a_scenario_position_out_of_bounds(tmp_path: Path, line: str, key: str) -> None:
-    scenario = write(tmp_path, "s.yaml", f"""\
-        title: T
-        combatants:
-        {line}
-          - {{sheet: characters/knife_fighter.yaml, side: 1, at: [4, 0]}}
-        """)
-    one_line(["fight", scenario], "s.yaml", key, "finite number of yards")
 
 
 @pytest.mark.parametrize("value", ["nan", "inf", "-1", "20000"])
@@ -191,7 +184,7 @@ def test_a_duplicate_key_is_refused(tmp_path: Path, name: str, text: str,
                                     args: list[str]) -> None:
     path = tmp_path / name
     path.write_text(text, encoding="utf-8")
-    line = one_line([a.replace("{}", str(path)) for a in args], name, "duplicate key")
+    line = one_line(with_path(args, path), name, "duplicate key")
     assert any(k in line for k in ("'turn'", "'prone'", "'title'", "'strength'", "'base'",
                                    "'name'")), line
 
@@ -220,73 +213,40 @@ def test_a_mortal_has_no_disciplines(tmp_path: Path) -> None:
 # --- places ------------------------------------------------------------------------------
 
 
-def test_two_combatants_on_one_spot_in_a_state(tmp_path: Path) -> None:
-    state = write(tmp_path, "state.yaml", """\
-        scenario: duel
-        combatants:
-          Bar Brawler: {at: [4, 0]}
-        """)
-    one_line(["state", "show", state], "state.yaml", "combatants.Bar Brawler.at",
-             "same spot as Knife Fighter")
+@pytest.mark.parametrize(
+    ("text", "needles"),
+    [
+        (state_text("{facing: [.nan, 1]}"), ["combatants.Bar Brawler.facing"]),
+        (state_text("{at: [4, 0]}"),
+         ["state.yaml", "combatants.Bar Brawler.at", "same spot as Knife Fighter"]),
+        (state_text("{at: [2, 1]}", scenario="s.yaml"),
+         ["combatants.Bar Brawler.at", "stands on wall 0"]),
+        (state_text("{at: [2, 0]}",
+                    obstacle=f"{{name: fence, kind: low, line: {WALL}, height: 3}}"),
+         ["combatants.Bar Brawler.at", "'fence'"]),
+    ],
+    ids=["facing not finite", "one spot", "on a wall line", "on an obstacle line"],
+)
+def test_a_state_place_is_refused(tmp_path: Path, text: str, needles: list[str]) -> None:
+    write(tmp_path, "s.yaml", scenario_text("[0, 0]", wall=WALL))  # "on a wall line" plays it
+    state = write(tmp_path, "state.yaml", text)
+    one_line(["state", "show", state], *needles)
 
 
-def test_two_combatants_on_one_spot_in_a_scenario(tmp_path: Path) -> None:
-    scenario = write(tmp_path, "s.yaml", """\
-        title: T
-        combatants:
-          - {sheet: characters/brawler.yaml, side: 0, at: [2, 0]}
-          - {sheet: characters/knife_fighter.yaml, side: 1, at: [2, 0]}
-        """)
-    one_line(["fight", scenario], "s.yaml", "combatants.1.at", "same spot")
-
-
-def test_a_combatant_on_a_wall_line(tmp_path: Path) -> None:
-    write(tmp_path, "s.yaml", """\
-        title: T
-        combatants:
-          - {sheet: characters/brawler.yaml, side: 0, at: [0, 0]}
-          - {sheet: characters/knife_fighter.yaml, side: 1, at: [4, 0]}
-        walls:
-          - [[2, -3], [2, 3]]
-        """)
-    state = write(tmp_path, "state.yaml", """\
-        scenario: s.yaml
-        combatants:
-          Bar Brawler: {at: [2, 1]}
-        """)
-    one_line(["state", "show", state], "combatants.Bar Brawler.at", "stands on wall 0")
-    bad = write(tmp_path, "bad.yaml", """\
-        title: T
-        combatants:
-          - {sheet: characters/brawler.yaml, side: 0, at: [2, 0]}
-          - {sheet: characters/knife_fighter.yaml, side: 1, at: [4, 0]}
-        walls:
-          - [[2, -3], [2, 3]]
-        """)
-    one_line(["fight", bad], "bad.yaml", "combatants.0.at", "stands on wall 0")
-
-
-def test_a_combatant_on_an_obstacle_line(tmp_path: Path) -> None:
-    state = write(tmp_path, "state.yaml", """\
-        scenario: duel
-        obstacles:
-          - {name: fence, kind: low, line: [[2, -3], [2, 3]], height: 3}
-        combatants:
-          Bar Brawler: {at: [2, 0]}
-        """)
-    one_line(["state", "show", state], "combatants.Bar Brawler.at", "'fence'")
-
-
-def test_a_zero_length_wall(tmp_path: Path) -> None:
-    scenario = write(tmp_path, "s.yaml", """\
-        title: T
-        combatants:
-          - {sheet: characters/brawler.yaml, side: 0, at: [0, 0]}
-          - {sheet: characters/knife_fighter.yaml, side: 1, at: [4, 0]}
-        walls:
-          - [[2, 1], [2, 1]]
-        """)
-    one_line(["fight", scenario], "s.yaml", "walls.0", "same point")
+@pytest.mark.parametrize(
+    ("text", "needles"),
+    [
+        (scenario_text("[1e308, 0]"), ["combatants.0.at.0", "finite number of yards"]),
+        (scenario_text("[.nan, 0]"), ["combatants.0.at.0", "finite number of yards"]),
+        (scenario_text("[2, 0]", knife_at="[2, 0]"), ["combatants.1.at", "same spot"]),
+        (scenario_text("[2, 0]", wall=WALL), ["combatants.0.at", "stands on wall 0"]),
+        (scenario_text("[0, 0]", wall="[[2, 1], [2, 1]]"), ["walls.0", "same point"]),
+    ],
+    ids=["out of bounds", "not a number", "one spot", "on a wall line", "zero-length wall"],
+)
+def test_a_scenario_place_is_refused(tmp_path: Path, text: str, needles: list[str]) -> None:
+    scenario = write(tmp_path, "s.yaml", text)
+    one_line(["fight", scenario], "s.yaml", *needles)
 
 
 # --- a bite needs a grip -----------------------------------------------------------------

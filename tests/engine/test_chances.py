@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from rule_helpers import block
+from rule_helpers import block, puncher_at_its_action
 
 from vtm_sim.core.choices import (
     NO_DEFENSE,
@@ -33,28 +33,12 @@ from vtm_sim.policies.nearest import NearestEnemyPolicy
 NEAREST = NearestEnemyPolicy()
 
 
-def _duel(declares: Declaration) -> tuple[Battle, Action]:
-    """A puncher at its action against a one-die dodger who declared ``declares``."""
-    a = block("Puncher", attrs={"dexterity": 2, "strength": 1, "stamina": 1, "wits": 3})
-    d = block("Dodger", attrs={"dexterity": 1, "stamina": 1, "wits": 1}, willpower=1)
-    b = Battle([Fighter(a, 0, 0.0), Fighter(d, 1, 1.0)], dice=ScriptedDice([10, 1]),
-               turn_limit=3)
-    while b.pending is not None and b.pending.kind is not DecisionKind.ACT:
-        p = b.pending
-        b.choose(declares if p.kind is DecisionKind.DECLARE and p.actor == 1
-                 else Declaration() if p.kind is DecisionKind.DECLARE else p.options[0])
-    assert b.pending is not None and b.pending.actor == 0
-    punch = next(o for o in b.pending.options if isinstance(o, Action)
-                 and o.maneuver == "punch" and o.called is None)
-    return b, punch
-
-
 def _dodge(_b: Battle, d: Decision) -> Choice:
     return next(o for o in d.options if isinstance(o, Defense) and o.kind is DefenseKind.DODGE)
 
 
 def test_the_point_is_the_attack_as_planned_and_the_battle_is_untouched() -> None:
-    b, punch = _duel(Declaration(1, full_defense=True))
+    b, punch = puncher_at_its_action(Declaration(1, full_defense=True))
     before = (len(b.log), b.to_state(log=False))
     point = b.chance(punch, _dodge)
     assert isinstance(point, ChancePoint)
@@ -70,7 +54,7 @@ def test_the_point_is_the_attack_as_planned_and_the_battle_is_untouched() -> Non
 def test_the_point_is_what_the_battle_rolls() -> None:
     """Played on, the battle rolls the point's pool at its difficulty and logs its defense."""
     for declares in (Declaration(2), Declaration(1, full_defense=True)):
-        scripted, punch = _duel(declares)
+        scripted, punch = puncher_at_its_action(declares)
         b = scripted.clone(dice=RngDice(np.random.default_rng(7)))
         point = b.chance(punch, _dodge)
         assert point is not None
@@ -86,7 +70,7 @@ def test_the_point_is_what_the_battle_rolls() -> None:
 
 
 def test_an_abort_by_roll_gives_the_roll_it_hangs_on() -> None:
-    b, punch = _duel(Declaration(1))
+    b, punch = puncher_at_its_action(Declaration(1))
 
     def by_roll(_b: Battle, d: Decision) -> Choice:
         return next(o for o in d.options if isinstance(o, Defense)
@@ -98,7 +82,7 @@ def test_an_abort_by_roll_gives_the_roll_it_hangs_on() -> None:
 
 
 def test_no_defense_by_default_and_none_for_what_is_not_an_attack() -> None:
-    b, punch = _duel(Declaration(2))
+    b, punch = puncher_at_its_action(Declaration(2))
     point = b.chance(punch)
     assert point is not None and point.defense is DefenseKind.NONE
     assert point.defense_penalty == 0
@@ -172,7 +156,7 @@ def test_CPX_2_a_stunned_combatant_is_not_asked(tmp_path: object) -> None:
 def test_acting_at_the_actors_own_pending_action_is_that_decision() -> None:
     from vtm_sim.engine.chances import acting
 
-    b, _ = _duel(Declaration())
+    b, _ = puncher_at_its_action(Declaration())
     d = b.pending
     assert d is not None and d.kind is DecisionKind.ACT
     fork = acting(b, d.actor)

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from vtm_sim.core.choices import DecisionKind
+from vtm_sim.engine.standings import side_share
 from vtm_sim.files.scenarios import load_scenario
 from vtm_sim.policies.nearest import NearestEnemyPolicy
-from vtm_sim.policies.planner import PlannerPolicy, candidates, rollout, standing_value
+from vtm_sim.policies.planner import PlannerPolicy, candidates, rollout
 from vtm_sim.policies.play import play
 from vtm_sim.policies.tactician import TacticianPolicy
 
@@ -36,7 +37,7 @@ def test_candidates_put_the_tacticians_pick_first_and_are_legal() -> None:
 
 def test_a_truncated_rollout_scores_the_health_left() -> None:
     b = load_scenario("duel").battle(seed=1)
-    assert standing_value(b, 0) == 0.5  # nobody hurt yet
+    assert side_share(b, 0) == 0.5  # nobody hurt yet
     d = b.pending
     assert d is not None
     for seed in range(5):

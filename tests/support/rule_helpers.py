@@ -247,3 +247,21 @@ def sheet(name: str = "x", *, kind: str = "mortal", **traits: Any) -> StatBlock:
     disc = {k: v for k, v in traits.items() if k in DISCIPLINES}
     rest = {k: v for k, v in traits.items() if k not in attrs and k not in abil and k not in disc}
     return block(name, kind=kind, attrs=attrs, abil=abil, disc=disc, **rest)
+
+
+def puncher_at_its_action(declares: Declaration) -> tuple[Battle, Action]:
+    """A two-dice puncher (side 0) at its action against a one-die dodger who declared
+    ``declares`` (initiative: the puncher rolls 10, the dodger 1); the puncher's plain
+    punch."""
+    a = block("Puncher", attrs={"dexterity": 2, "strength": 1, "stamina": 1, "wits": 3})
+    d = block("Dodger", attrs={"dexterity": 1, "stamina": 1, "wits": 1}, willpower=1)
+    b = Battle([Fighter(a, 0, 0.0), Fighter(d, 1, 1.0)], dice=ScriptedDice([10, 1]),
+               turn_limit=3)
+    while b.pending is not None and b.pending.kind is not DecisionKind.ACT:
+        p = b.pending
+        b.choose(declares if p.kind is DecisionKind.DECLARE and p.actor == 1
+                 else Declaration() if p.kind is DecisionKind.DECLARE else p.options[0])
+    assert b.pending is not None and b.pending.actor == 0
+    punch = next(o for o in b.pending.options if isinstance(o, Action)
+                 and o.maneuver == "punch" and o.called is None)
+    return b, punch

@@ -35,6 +35,7 @@ from typing import Final
 from vtm_sim.core.goals import GoalKind, GoalSpec
 from vtm_sim.core.health import Status
 from vtm_sim.engine.battle import Battle
+from vtm_sim.engine.standings import outcome, side_share
 from vtm_sim.errors import ConfigError
 from vtm_sim.mechanics.combatant import Combatant
 
@@ -55,7 +56,7 @@ class Goal:
         me = b.combatants[self.npc]
         k = self.kind
         if k is GoalKind.WIN:
-            return 0.5 if b.winner is None else 1.0 if b.winner == me.side else 0.0
+            return outcome(b, me.side)
         if k is GoalKind.SURVIVE:
             return 1.0 if me.escaped or standing(b, me) else 0.0
         if k is GoalKind.ESCAPE:
@@ -156,20 +157,6 @@ def hurt_share(c: Combatant) -> float:
     if not c.active:
         return 1.0
     return c.health.filled / c.health.size
-
-
-def side_share(b: Battle, side: int) -> float:
-    """The share of the health left (before Incapacitated, per combatant still able)
-    that is ``side``'s: 1/2 when the sides stand even."""
-    mine = theirs = 0.0
-    for c in b.combatants:
-        left = (c.health.size - c.health.filled) / c.health.size if b.able(c) else 0.0
-        if c.side == side:
-            mine += left
-        else:
-            theirs += left
-    total = mine + theirs
-    return 0.5 if total <= 0 else mine / total
 
 
 def make_goal(spec: GoalSpec, b: Battle, npc: int, where: str = "--goal") -> Goal:

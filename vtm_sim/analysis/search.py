@@ -42,6 +42,7 @@ from vtm_sim.analysis.goals import TIEBREAK_WEIGHT, Goal
 from vtm_sim.core.choices import Choice, DecisionKind
 from vtm_sim.core.dice import RngDice
 from vtm_sim.engine.battle import Battle
+from vtm_sim.engine.standings import outcome, side_share
 from vtm_sim.policies.play import Policy
 
 Plan = dict[DecisionKind, Choice]
@@ -198,25 +199,21 @@ def play_rollout(job: Job, i: int, k: int) -> Sample:
                     n += 1
                     continue
         if fork.turn > (first_turn if plan_turn is None else plan_turn) + job.horizon:
-            turns = fork.turn - first_turn
-            return Sample(job.goal.estimate(fork), job.goal.tiebreak(fork, turns, job.horizon + 1),
-                          _side_estimate(fork, job), case)
+            return _scored(fork, job, fork.turn - first_turn, case)  # cut short
         fork.choose(policies[d.actor].choose(fork, d))
         n += 1
-    turns = fork.turn - first_turn
+    return _scored(fork, job, fork.turn - first_turn, case)
+
+
+def _scored(fork: Battle, job: Job, turns: int, case: Case) -> Sample:
+    """Where a rollout stopped, after ``turns`` turns: a fight cut short (a decision still
+    pending) by the goal's estimate and the NPC's side's share of the health left, a fight
+    over by the goal's final value and its result."""
+    side = fork.combatants[job.npc].side
+    tie = job.goal.tiebreak(fork, turns, job.horizon + 1)
     if fork.pending is not None:
-        return Sample(job.goal.estimate(fork), job.goal.tiebreak(fork, turns, job.horizon + 1),
-                      _side_estimate(fork, job), case)
-    side = fork.combatants[npc].side
-    win = 0.5 if fork.winner is None else 1.0 if fork.winner == side else 0.0
-    return Sample(job.goal.final(fork), job.goal.tiebreak(fork, turns, job.horizon + 1), win,
-                  case)
-
-
-def _side_estimate(fork: Battle, job: Job) -> float:
-    from vtm_sim.analysis.goals import side_share
-
-    return side_share(fork, fork.combatants[job.npc].side)
+        return Sample(job.goal.estimate(fork), tie, side_share(fork, side), case)
+    return Sample(job.goal.final(fork), tie, outcome(fork, side), case)
 
 
 # --- the race --------------------------------------------------------------------------------

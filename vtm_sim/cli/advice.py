@@ -29,10 +29,7 @@ def _playout(name: str, battle: Battle, seed: int) -> Callable[[int], Policy]:
     :func:`vtm_sim.policies.playouts.advice_playout` (nearest in a duel, the quick tactician
     in a bigger fight), ``planner`` the planner's own playouts (nearest in a duel, the
     tactician past two); any other name of the registry plays itself."""
-    import numpy as np
-
-    from vtm_sim.errors import ConfigError
-    from vtm_sim.policies import registry
+    from vtm_sim.cli.battles import _policy_maker
     from vtm_sim.policies.planner import playout_for
     from vtm_sim.policies.playouts import advice_playout
 
@@ -40,12 +37,7 @@ def _playout(name: str, battle: Battle, seed: int) -> Callable[[int], Policy]:
         return advice_playout(len(battle.combatants))
     if name == "planner":
         return playout_for(len(battle.combatants))
-    try:
-        make = registry.maker(name, registry.scenario_of(battle))
-    except ConfigError as exc:
-        raise ConfigError(f"--policy: {exc}") from None
-    rng = np.random.default_rng([seed, 7])
-    return lambda cid: make(rng, cid)
+    return _policy_maker(name, battle, seed)
 
 
 def _fmt(p: float | None, pct: bool = True) -> str:
@@ -95,9 +87,10 @@ def suggest_cmd(source: str, npc: str, goal_text: str | None, seconds: float,
     import sys
     import time
 
-    from vtm_sim.analysis.advice import advise, find_combatant
+    from vtm_sim.analysis.advice import advise
     from vtm_sim.analysis.goals import make_goal
     from vtm_sim.core.goals import GoalSpec
+    from vtm_sim.files.names import find_combatant
 
     with user_errors():
         battle, goals = _unbegun(source, seed)
@@ -214,10 +207,10 @@ def export_behaviors_cmd(scenario_name: str, npc: str, policy_name: str, others_
     enemy's state) what it does, how often, and how well that worked, with a
     glossary of the situation words.
     """
-    from vtm_sim.analysis.advice import find_combatant
     from vtm_sim.analysis.behaviors import card_markdown, learn, scenario_start, state_start
     from vtm_sim.cli.battles import _is_state_file, _write
     from vtm_sim.errors import ConfigError
+    from vtm_sim.files.names import find_combatant
     from vtm_sim.files.scenarios import Scenario, load_scenario
     from vtm_sim.files.state_files import labels
     from vtm_sim.policies import registry

@@ -32,6 +32,7 @@ from vtm_sim.core.choices import DefenseKind
 
 if TYPE_CHECKING:
     from vtm_sim.core.dice import DiceSource, ScriptedDice
+    from vtm_sim.engine.battle import Battle
 
 
 def _parse_attack_faces(text: str | None) -> dict[str, list[int]]:
@@ -155,6 +156,22 @@ def _exchange_errors(attacker_file: str | None) -> Iterator[None]:
         _fail(text)
 
 
+def _foes_in_state(state_file: str, seed: int, attacker: str, defender: str,
+                   option: str, ally: str) -> tuple[Battle, int, int]:
+    """The fight of ``state_file`` (its dice seeded ``seed``) and the ids of the combatants
+    named ``attacker`` (``--attacker``) and ``defender`` (``option``), who must be enemies
+    (else ``option: ally (expected an enemy)``)."""
+    from vtm_sim.files.names import find_combatant
+    from vtm_sim.files.state_files import load_state
+
+    battle = load_state(state_file, seed=seed)
+    me = find_combatant(battle, attacker, "--attacker")
+    foe = find_combatant(battle, defender, option)
+    if battle.combatants[me].side == battle.combatants[foe].side:
+        _fail(f"{option}: {ally} (expected an enemy)")
+    return battle, me, foe
+
+
 @main.command("attack")
 @click.option(
     "--attacker", "attacker_file", required=True, metavar="FILE|NAME",
@@ -262,14 +279,8 @@ def attack_cmd(
                 _fail("--distance: not with --state (the state file places everyone)")
             if rules_name != "v20":
                 _fail("--rules: not with --state (the state's scenario names its rules)")
-            from vtm_sim.analysis.advice import find_combatant
-            from vtm_sim.files.state_files import load_state
-
-            battle = load_state(state_file, seed=seed)
-            me = find_combatant(battle, attacker_file, "--attacker")
-            foe = find_combatant(battle, defender_file, "--defender")
-            if battle.combatants[me].side == battle.combatants[foe].side:
-                _fail("--defender: the attacker or an ally of it (expected an enemy)")
+            battle, me, foe = _foes_in_state(state_file, seed, attacker_file, defender_file,
+                                             "--defender", "the attacker or an ally of it")
             ex = standing_exchange(battle, me, foe, maneuver=maneuver, weapon=weapon,
                                    defense=kind, actions=actions)
             dice = _FacesDice(scripted, _AskedDice() if ask else _rng_dice(seed))
@@ -360,14 +371,8 @@ def card_cmd(attacker_file: str, defender_file: str, state_file: str | None,
         if state_file is not None:
             if distance is not None:
                 _fail("--distance: not with --state (the state file places everyone)")
-            from vtm_sim.analysis.advice import find_combatant
-            from vtm_sim.files.state_files import load_state
-
-            battle = load_state(state_file, seed=seed)
-            me = find_combatant(battle, attacker_file, "--attacker")
-            foe = find_combatant(battle, defender_file, "--against")
-            if battle.combatants[me].side == battle.combatants[foe].side:
-                _fail("--against: an ally of the attacker (expected an enemy)")
+            battle, me, foe = _foes_in_state(state_file, seed, attacker_file, defender_file,
+                                             "--against", "an ally of the attacker")
             if actions is not None and actions > battle.rules.max_actions:
                 _fail(f"--actions: expected 1 to {battle.rules.max_actions} (INIT-5)")
             card = card_for(battle, me, foe, defend=not no_defense, declared=actions)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -283,6 +284,13 @@ def _report(battle: Battle, *, tell: str | None, as_json: bool, stopped: bool,
 
 def _policies(name: str, battle: Battle, seed: int) -> list[Policy]:
     """One policy of ``name`` per combatant, from a generator of the battle's seed."""
+    make = _policy_maker(name, battle, seed)
+    return [make(c.id) for c in battle.combatants]
+
+
+def _policy_maker(name: str, battle: Battle, seed: int) -> Callable[[int], Policy]:
+    """``--policy NAME`` for ``battle``: a combatant's id -> its policy, every one drawn
+    from one generator of the seed ``seed``."""
     import numpy as np
 
     from vtm_sim.errors import ConfigError
@@ -293,7 +301,7 @@ def _policies(name: str, battle: Battle, seed: int) -> list[Policy]:
     except ConfigError as exc:
         raise ConfigError(f"--policy: {exc}") from None
     rng = np.random.default_rng([seed, 7])
-    return [make(rng, c.id) for c in battle.combatants]
+    return lambda cid: make(rng, cid)
 
 
 @main.command("scenarios")

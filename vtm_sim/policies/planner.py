@@ -22,8 +22,9 @@ What keeps it cheap enough for thousand-battle tournaments:
 - **common random numbers**: rollout ``k`` of every option uses the same dice
   seed, so two options are compared on the same luck;
 - **truncated rollouts**: a rollout stops ``horizon`` turn boundaries after
-  the decision and is scored by :func:`standing_value` (the sides' health
-  left), or exactly (1, 1/2, 0) when the fight ended before.
+  the decision and is scored by :func:`~vtm_sim.engine.standings.side_share` (the
+  sides' health left), or exactly (:func:`~vtm_sim.engine.standings.outcome`: 1, 1/2,
+  0) when the fight ended before.
 
 The result of a rollout is 1 for a win of the deciding side, 1/2 for a draw
 (turn limit, or nobody left), 0 for a loss; a truncated one scores between.
@@ -41,6 +42,7 @@ import numpy as np
 from vtm_sim.core.choices import Action, ActionKind, Choice, Decision, DecisionKind, Declaration
 from vtm_sim.core.dice import DiceSource, RngDice
 from vtm_sim.engine.battle import Battle
+from vtm_sim.engine.standings import outcome, side_share
 from vtm_sim.policies.nearest import NearestEnemyPolicy
 from vtm_sim.policies.play import Policy
 from vtm_sim.policies.tactician import TacticianPolicy, estimate
@@ -85,20 +87,6 @@ class OptionValue:
         return max(0.0, centre - half), min(1.0, centre + half)
 
 
-def standing_value(battle: Battle, side: int) -> float:
-    """How well ``side`` stands in an unfinished fight, 0..1 (1/2: even): the share of
-    the health left (levels before Incapacitated, per combatant) that is its own."""
-    mine = theirs = 0.0
-    for c in battle.combatants:
-        left = (c.health.size - c.health.filled) / c.health.size if battle.able(c) else 0.0
-        if c.side == side:
-            mine += left
-        else:
-            theirs += left
-    total = mine + theirs
-    return 0.5 if total <= 0 else mine / total
-
-
 def rollout(battle: Battle, choice: Choice, side: int, seed: int,
             playout: Callable[[int], Policy], max_decisions: int = 5000,
             horizon: int | None = None, dice: DiceSource | None = None) -> float:
@@ -106,7 +94,7 @@ def rollout(battle: Battle, choice: Choice, side: int, seed: int,
 
     The fork rolls ``dice`` when given, else a generator seeded ``seed``. With
     ``horizon``, stop once that many new turns have begun and score the fork by
-    :func:`standing_value` (unless it is already over).
+    :func:`~vtm_sim.engine.standings.side_share` (unless it is already over).
     """
     fork = battle.clone(dice=dice if dice is not None else
                         RngDice(np.random.default_rng(seed), batch=256))
@@ -116,15 +104,13 @@ def rollout(battle: Battle, choice: Choice, side: int, seed: int,
     n = 0
     while fork.pending is not None and n < max_decisions:
         if fork.turn > last_turn:
-            return standing_value(fork, side)
+            return side_share(fork, side)
         d = fork.pending
         fork.choose(policies[d.actor].choose(fork, d))
         n += 1
     if fork.pending is not None:
-        return standing_value(fork, side)
-    if fork.winner is None:
-        return 0.5
-    return 1.0 if fork.winner == side else 0.0
+        return side_share(fork, side)
+    return outcome(fork, side)
 
 
 def evaluate(
