@@ -2,7 +2,9 @@
 
 The way python-chess runs its README: each page's fenced blocks are read in order.
 
-- ```` ```python ```` blocks are executed, each in a fresh namespace;
+- ```` ```python ```` blocks are executed, each in a fresh namespace; one whose first
+  line is ``# needs: MODULE`` (an optional extra's, ``# needs: ray.rllib``) only when
+  that module imports, else it is skipped (its extra's own test runs it);
 - ```` ```console ```` blocks: every line that starts with ``$ `` is a ``vtm-sim``
   command (continued by a trailing backslash, several joined by ``&&``), run through
   the command line in-process (click's CliRunner), and must exit with status 0;
@@ -42,6 +44,7 @@ HOOK = DOCS / "hooks" / "generate.py"
 README_MAX_LINES = 150
 
 RUN = ("python", "console")
+NEEDS = re.compile(r"^# needs: ([\w.]+)")
 # Shown, not run: `sh` for shell lines (a venv, pip, torch, runs of minutes, a terminal),
 # the file formats (each `title=` one is still written and used), and output.
 NOT_RUN = ("sh", "yaml", "json", "text")
@@ -133,6 +136,13 @@ def _split_and(words: list[str]) -> list[tuple[int, list[str]]]:
     return parts
 
 
+def importable(module: str) -> bool:
+    try:
+        return importlib.util.find_spec(module) is not None
+    except ImportError:  # a parent package is missing
+        return False
+
+
 def run_page(blocks: list[Block], workdir: Path) -> None:
     """Write the page's files, then run its blocks in order in ``workdir``."""
     from vtm_sim.cli import main
@@ -141,6 +151,9 @@ def run_page(blocks: list[Block], workdir: Path) -> None:
         if block.title:
             (workdir / block.title).write_text(block.body, encoding="utf-8")
     for block in blocks:
+        needs = NEEDS.match(block.body)
+        if block.lang == "python" and needs and not importable(needs.group(1)):
+            continue
         if block.lang == "python":
             try:
                 exec(compile(block.body, block.where(), "exec"), {"__name__": "__docs__"})
