@@ -3,8 +3,8 @@
 The way python-chess runs its README: each page's fenced blocks are read in order.
 
 - ```` ```python ```` blocks are executed, each in a fresh namespace; one whose first
-  line is ``# needs: MODULE`` (an optional extra's, ``# needs: ray.rllib``) only when
-  that module imports, else it is skipped (its extra's own test runs it);
+  line is ``# needs: MODULE, ...`` (an optional extra's: ``# needs: ray.rllib, torch``)
+  only when those modules import, else it is skipped (the extra's own test runs it);
 - ```` ```console ```` blocks: every line that starts with ``$ `` is a ``vtm-sim``
   command (continued by a trailing backslash, several joined by ``&&``), run through
   the command line in-process (click's CliRunner), and must exit with status 0;
@@ -24,6 +24,7 @@ The pages generated at build time (docs/hooks/generate.py) are run too.
 
 from __future__ import annotations
 
+import importlib
 import importlib.util
 import os
 import re
@@ -44,7 +45,7 @@ HOOK = DOCS / "hooks" / "generate.py"
 README_MAX_LINES = 150
 
 RUN = ("python", "console")
-NEEDS = re.compile(r"^# needs: ([\w.]+)")
+NEEDS = re.compile(r"^# needs: ([\w.]+(?:, [\w.]+)*)")
 # Shown, not run: `sh` for shell lines (a venv, pip, torch, runs of minutes, a terminal),
 # the file formats (each `title=` one is still written and used), and output.
 NOT_RUN = ("sh", "yaml", "json", "text")
@@ -137,10 +138,13 @@ def _split_and(words: list[str]) -> list[tuple[int, list[str]]]:
 
 
 def importable(module: str) -> bool:
+    """Whether ``module`` imports (not only is found: Ray's core wheel holds ray.rllib
+    without the packages the rllib extra adds)."""
     try:
-        return importlib.util.find_spec(module) is not None
-    except ImportError:  # a parent package is missing
+        importlib.import_module(module)
+    except ImportError:
         return False
+    return True
 
 
 def run_page(blocks: list[Block], workdir: Path) -> None:
@@ -152,7 +156,8 @@ def run_page(blocks: list[Block], workdir: Path) -> None:
             (workdir / block.title).write_text(block.body, encoding="utf-8")
     for block in blocks:
         needs = NEEDS.match(block.body)
-        if block.lang == "python" and needs and not importable(needs.group(1)):
+        if block.lang == "python" and needs and not all(
+                importable(m) for m in needs.group(1).split(", ")):
             continue
         if block.lang == "python":
             try:
@@ -224,6 +229,14 @@ def test_console_lines_are_parsed_as_a_shell_would() -> None:
     assert commands(block) == [["a", "--npc", "Detective Ortiz"], ["b", "--c", "1"], ["d"]]
     with pytest.raises(AssertionError, match="runs only `vtm-sim` commands"):
         commands(Block("x.md", 1, "console", None, "$ pip install vtm-sim\n"))
+
+
+def test_a_block_that_needs_an_absent_module_is_skipped(tmp_path: Path) -> None:
+    skipped = Block("x.md", 1, "python", None, "# needs: json, no_such_module_here\n1 / 0\n")
+    run_page([skipped], tmp_path)
+    ran = Block("x.md", 5, "python", None, "# needs: json, re  (the stdlib)\n1 / 0\n")
+    with pytest.raises(AssertionError, match=r"x\.md:5"):
+        run_page([ran], tmp_path)
 
 
 # --- the README -----------------------------------------------------------------------
