@@ -13,7 +13,8 @@ one name per scenario and form,
 - ``vtm_sim_<scenario>_aec``: ``PettingZooEnv(rllib_keys(VtmAECEnv(scenario)))`` (only
   the combatant asked acts),
 
-whose ``env_config`` holds the envs' keywords (``shaping``, ``max_steps``, ...), and
+whose ``env_config`` holds the envs' keywords (``shaping``, ``max_steps``, ...; keep the
+default ``obs_mode="flat"``: RLlib's default encoder takes the flat ``Box``), and
 :func:`ppo_config` is a ``PPOConfig`` of masked multi-agent PPO on one of them::
 
     import ray
@@ -70,6 +71,7 @@ __all__ = [
     "OBS_KEY",
     "SHARED",
     "env_name",
+    "log_illegal_actions",
     "make_env",
     "ppo_config",
     "register",
@@ -153,7 +155,8 @@ def make_env(scenario: str = "duel", env: EnvForm = "parallel", **kwargs: Any) -
         wrapped = rllib_keys(VtmParallelEnv(scenario, **kwargs))
         return ParallelPettingZooEnv(wrapped)  # type: ignore[no-untyped-call, unused-ignore]
     if env == "aec":
-        return PettingZooEnv(rllib_keys(VtmAECEnv(scenario, **kwargs)))  # type: ignore[no-untyped-call, unused-ignore]
+        wrapped = rllib_keys(VtmAECEnv(scenario, **kwargs))
+        return PettingZooEnv(wrapped)  # type: ignore[no-untyped-call, unused-ignore]
     raise ValueError(f"env must be one of {ENV_FORMS}, not {env!r}")
 
 
