@@ -2,7 +2,9 @@
 
 The way python-chess runs its README: each page's fenced blocks are read in order.
 
-- ```` ```python ```` blocks are executed, each in a fresh namespace;
+- ```` ```python ```` blocks are executed, each in a fresh namespace; one whose first
+  line is ``# needs: MODULE, ...`` (an optional extra's: ``# needs: ray.rllib, torch``)
+  only when those modules import, else it is skipped (the extra's own test runs it);
 - ```` ```console ```` blocks: every line that starts with ``$ `` is a ``vtm-sim``
   command (continued by a trailing backslash, several joined by ``&&``), run through
   the command line in-process (click's CliRunner), and must exit with status 0;
@@ -22,6 +24,7 @@ The pages generated at build time (docs/hooks/generate.py) are run too.
 
 from __future__ import annotations
 
+import importlib
 import importlib.util
 import os
 import re
@@ -42,6 +45,7 @@ HOOK = DOCS / "hooks" / "generate.py"
 README_MAX_LINES = 150
 
 RUN = ("python", "console")
+NEEDS = re.compile(r"^# needs: ([\w.]+(?:, [\w.]+)*)")
 # Shown, not run: `sh` for shell lines (a venv, pip, torch, runs of minutes, a terminal),
 # the file formats (each `title=` one is still written and used), and output.
 NOT_RUN = ("sh", "yaml", "json", "text")
@@ -133,6 +137,16 @@ def _split_and(words: list[str]) -> list[tuple[int, list[str]]]:
     return parts
 
 
+def importable(module: str) -> bool:
+    """Whether ``module`` imports (not only is found: Ray's core wheel holds ray.rllib
+    without the packages the rllib extra adds)."""
+    try:
+        importlib.import_module(module)
+    except ImportError:
+        return False
+    return True
+
+
 def run_page(blocks: list[Block], workdir: Path) -> None:
     """Write the page's files, then run its blocks in order in ``workdir``."""
     from vtm_sim.cli import main
@@ -141,6 +155,10 @@ def run_page(blocks: list[Block], workdir: Path) -> None:
         if block.title:
             (workdir / block.title).write_text(block.body, encoding="utf-8")
     for block in blocks:
+        needs = NEEDS.match(block.body)
+        if block.lang == "python" and needs and not all(
+                importable(m) for m in needs.group(1).split(", ")):
+            continue
         if block.lang == "python":
             try:
                 exec(compile(block.body, block.where(), "exec"), {"__name__": "__docs__"})
@@ -211,6 +229,14 @@ def test_console_lines_are_parsed_as_a_shell_would() -> None:
     assert commands(block) == [["a", "--npc", "Detective Ortiz"], ["b", "--c", "1"], ["d"]]
     with pytest.raises(AssertionError, match="runs only `vtm-sim` commands"):
         commands(Block("x.md", 1, "console", None, "$ pip install vtm-sim\n"))
+
+
+def test_a_block_that_needs_an_absent_module_is_skipped(tmp_path: Path) -> None:
+    skipped = Block("x.md", 1, "python", None, "# needs: json, no_such_module_here\n1 / 0\n")
+    run_page([skipped], tmp_path)
+    ran = Block("x.md", 5, "python", None, "# needs: json, re  (the stdlib)\n1 / 0\n")
+    with pytest.raises(AssertionError, match=r"x\.md:5"):
+        run_page([ran], tmp_path)
 
 
 # --- the README -----------------------------------------------------------------------
