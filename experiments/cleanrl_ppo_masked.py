@@ -26,8 +26,6 @@ Run (the training extra: torch, CPU build first)::
 Its measured figures: experiments/results/cleanrl_ppo_masked.md (and docs/training.md).
 """
 
-from __future__ import annotations
-
 import argparse
 import dataclasses
 import json
@@ -62,13 +60,13 @@ class Args:
     """the scenario: the env id is envs.env_id(scenario)"""
     opponent: str = "nearest"
     """the env's opponent policy (envs.opponents)"""
-    total_timesteps: int = 300_000
+    total_timesteps: int = 250_000
     """total timesteps of the experiments"""
     learning_rate: float = 2.5e-4
     """the learning rate of the optimizer"""
-    num_envs: int = 4
+    num_envs: int = 8
     """the number of parallel game environments (sub-env k plays seat k mod 2)"""
-    num_steps: int = 128
+    num_steps: int = 64
     """the number of steps to run in each environment per policy rollout"""
     anneal_lr: bool = True
     """Toggle learning rate annealing for policy and value networks"""
@@ -126,10 +124,10 @@ def parse_args() -> Args:
         if f.name in ("batch_size", "minibatch_size", "num_iterations"):
             continue
         flag = "--" + f.name.replace("_", "-")
-        if f.type in ("bool", bool):
+        if f.type is bool:
             p.add_argument(flag, action=argparse.BooleanOptionalAction, default=f.default)
         else:
-            kind = {"int": int, "float": float, "str": str, "float | None": float}[str(f.type)]
+            kind = float if f.type == float | None else f.type
             p.add_argument(flag, type=kind, default=f.default)
     return Args(**vars(p.parse_args()))
 
@@ -176,7 +174,7 @@ class Agent(nn.Module):
         # the mask: illegal actions get a large negative logit (never -inf: 0 * inf is NaN
         # in the entropy), so their probability is 0 and their entropy term 0
         logits = torch.where(mask, logits, torch.tensor(-1e8, dtype=logits.dtype))
-        probs = Categorical(logits=logits)
+        probs = Categorical(logits=logits, validate_args=False)
         if action is None:
             action = probs.sample()
         return action, probs.log_prob(action), probs.entropy(), self.critic(x)
@@ -382,11 +380,12 @@ def main() -> dict[str, Any]:
 
         if iteration % 20 == 0 or iteration == args.num_iterations:
             recent = episodes[-200:]
+            sps = int(global_step / (time.time() - start_time))
             wins = sum(r > 0.5 for r in recent) / max(1, len(recent))
             print(f"global_step={global_step} episodes={len(episodes)} "
                   f"win_rate(last {len(recent)})={wins:.3f} "
                   f"approx_kl={approx_kl.item():.4f} old_approx_kl={old_approx_kl.item():.4f} "
-                  f"clipfrac={np.mean(clipfracs):.3f} SPS={int(global_step / (time.time() - start_time))}",
+                  f"clipfrac={np.mean(clipfracs):.3f} SPS={sps}",
                   flush=True)
 
     envs_.close()

@@ -19,19 +19,19 @@ import pytest
 pytest.importorskip("torch")
 pytest.importorskip("tianshou")
 
-import gymnasium  # noqa: E402
-import torch  # noqa: E402
-from tianshou.algorithm import DQN, MultiAgentOffPolicyAlgorithm  # noqa: E402
-from tianshou.algorithm.modelfree.dqn import DiscreteQLearningPolicy  # noqa: E402
-from tianshou.algorithm.optim import AdamOptimizerFactory  # noqa: E402
-from tianshou.data import Collector, CollectStats, VectorReplayBuffer  # noqa: E402
-from tianshou.env import DummyVectorEnv  # noqa: E402
-from tianshou.env.pettingzoo_env import PettingZooEnv  # noqa: E402
-from tianshou.trainer import OffPolicyTrainerParams  # noqa: E402
-from tianshou.utils.net.common import Net  # noqa: E402
+import gymnasium
+import torch
+from tianshou.algorithm import DQN, MultiAgentOffPolicyAlgorithm
+from tianshou.algorithm.modelfree.dqn import DiscreteQLearningPolicy
+from tianshou.algorithm.optim import AdamOptimizerFactory
+from tianshou.data import Collector, CollectStats, VectorReplayBuffer
+from tianshou.env import DummyVectorEnv
+from tianshou.env.pettingzoo_env import PettingZooEnv
+from tianshou.trainer import OffPolicyTrainerParams
+from tianshou.utils.net.common import Net
 
-from envs.aec import VtmAECEnv  # noqa: E402
-from envs.match import INFO_KEYS  # noqa: E402
+from envs.aec import VtmAECEnv
+from envs.match import INFO_KEYS
 
 
 def get_env() -> PettingZooEnv:
