@@ -34,7 +34,7 @@ from vtm_sim.files.scenarios import Scenario, load_scenario
 from vtm_sim.policies.registry import maker
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from reexport_v6 import old_catalog  # noqa: E402
+from reexport_v6 import old_catalog
 
 OPPONENTS = ("self", "self", "tactician", "berserker", "nearest", "random")
 
