@@ -166,6 +166,23 @@ def test_the_answer_is_the_same_with_any_number_of_workers() -> None:
     assert ask(1) == default == ask(3)
 
 
+def test_a_drawing_playout_gives_the_same_answer_with_any_number_of_workers() -> None:
+    """``--policy random``: each simulated fight draws from a generator of its own key
+    (SeededPlayout), not from one shared by whatever rollouts a worker happened to play."""
+    from vtm_sim.cli.battles import _policy_maker
+
+    b = load_scenario("duel").battle(seed=2)
+    who = find_combatant(b, "Knife Fighter")
+
+    def ask(workers: int | None) -> list[tuple[str, int, float]]:
+        a = advise(b, who, playout=_policy_maker("random", b, 4), policy_name="random",
+                   rollouts=24, seed=4, workers=workers)
+        return [(o.action, o.rollouts, o.value) for o in a.options]
+
+    first = ask(2)
+    assert ask(1) == first == ask(2) == ask(3)
+
+
 def _cli(*args: str) -> tuple[int, str]:
     r = CliRunner().invoke(main, list(args))
     return r.exit_code, r.output

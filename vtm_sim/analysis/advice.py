@@ -61,7 +61,7 @@ from vtm_sim.mechanics.forecast import expected, plan_hit_chance, plan_odds
 from vtm_sim.mechanics.odds import roll_odds
 from vtm_sim.policies.planner import candidates
 from vtm_sim.policies.play import Policy
-from vtm_sim.policies.playouts import runner
+from vtm_sim.policies.playouts import reseed, runner
 
 __all__ = ["Advice", "Exchange", "OptionAdvice", "Step", "advise", "describe", "exchange_of",
            "find_combatant", "reach_npc", "route_words", "situation_lines"]
@@ -273,6 +273,7 @@ def probe(root: Battle, npc: int, playout: Callable[[int], Policy], plan: Plan, 
     fork = root.clone(dice=rollout_dice(seed, k))
     if fork.pending is None and not fork.over and not fork.stack:
         fork.begin()
+    reseed(playout, k)  # a drawing playout draws by the probe, not by the worker
     policies = [playout(c.id) for c in fork.combatants]
     found: dict[DecisionKind, tuple[Battle, Decision]] = {}
     plan_turn: int | None = None

@@ -44,6 +44,7 @@ from vtm_sim.core.dice import RngDice
 from vtm_sim.engine.battle import Battle
 from vtm_sim.engine.standings import outcome, side_share
 from vtm_sim.policies.play import Policy
+from vtm_sim.policies.playouts import reseed
 
 Plan = dict[DecisionKind, Choice]
 Case = tuple[int, ...]  # the enemies whose initiative beats the NPC's this turn
@@ -176,8 +177,10 @@ def play_rollout(job: Job, i: int, k: int) -> Sample:
         fork.begin()
     plan = job.plans[i]
     npc = job.npc
+    reseed(job.playout, k)  # a drawing playout draws by the rollout, not by the worker
     policies = [job.playout(c.id) for c in fork.combatants]
     if job.own is not None:
+        reseed(job.own, k)
         policies[npc] = job.own(npc)
     plan_turn: int | None = None
     case: Case = ()

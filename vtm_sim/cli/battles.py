@@ -290,18 +290,17 @@ def _policies(name: str, battle: Battle, seed: int) -> list[Policy]:
 
 def _policy_maker(name: str, battle: Battle, seed: int) -> Callable[[int], Policy]:
     """``--policy NAME`` for ``battle``: a combatant's id -> its policy, every one drawn
-    from one generator of the seed ``seed``."""
-    import numpy as np
-
+    from one generator of the seed ``seed`` (renewed per simulated fight by suggest's
+    search: :class:`~vtm_sim.policies.playouts.SeededPlayout`)."""
     from vtm_sim.errors import ConfigError
     from vtm_sim.policies import registry
+    from vtm_sim.policies.playouts import SeededPlayout
 
     try:
         make = registry.maker(name, registry.scenario_of(battle))
     except ConfigError as exc:
         raise ConfigError(f"--policy: {exc}") from None
-    rng = np.random.default_rng([seed, 7])
-    return lambda cid: make(rng, cid)
+    return SeededPlayout(make, seed)
 
 
 @main.command("scenarios")

@@ -10,12 +10,16 @@ decision as the tactician does.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from vtm_sim.core.choices import Action, ActionKind, Choice, Decision, DecisionKind
 from vtm_sim.engine.battle import Battle
 from vtm_sim.policies.nearest import NearestEnemyPolicy
 from vtm_sim.policies.play import Policy
 from vtm_sim.policies.tactician import TacticianPolicy
+
+if TYPE_CHECKING:
+    from vtm_sim.policies.registry import PolicyMaker
 
 
 class QuickTactician:
@@ -71,3 +75,32 @@ def advice_playout(combatants: int) -> Callable[[int], Policy]:
     """``suggest``'s playouts: nearest in a duel (as the planner's), the quick tactician
     past two."""
     return _nearest if combatants <= 2 else _quick
+
+
+class SeededPlayout:
+    """A registry policy as a playout (combatant id -> policy) whose draws come from one
+    generator, seeded ``[seed, 7]`` (as a battle's policies are); :meth:`reseed` renews
+    it, so that each simulated fight, reseeded with its own key first, draws the same
+    whichever worker plays it and in whatever order (:mod:`vtm_sim.analysis.search`)."""
+
+    def __init__(self, make: PolicyMaker, seed: int) -> None:
+        import numpy as np
+
+        self._make = make
+        self._seed = seed
+        self._np = np
+        self.rng = np.random.default_rng([seed, 7])
+
+    def __call__(self, cid: int) -> Policy:
+        return self._make(self.rng, cid)
+
+    def reseed(self, *key: int) -> None:
+        """Draw from now on from a generator of ``[seed, 7, *key]``."""
+        self.rng = self._np.random.default_rng([self._seed, 7, *key])
+
+
+def reseed(playout: Callable[[int], Policy], *key: int) -> None:
+    """Renew a playout's draws for the simulated fight ``key`` (those that draw at all:
+    a :class:`SeededPlayout`); the others are deterministic already."""
+    if isinstance(playout, SeededPlayout):
+        playout.reseed(*key)
