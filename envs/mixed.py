@@ -261,7 +261,7 @@ class VtmMixedEnv(gym.Env[ObsType, np.int64]):
         loaded = [s if isinstance(s, Scenario) else _loaded(s) for s in scenarios]
         self.scenarios = loaded
         self.scenario_names = [s.name for s in loaded]
-        self.config = config = MatchConfig(
+        self.config = MatchConfig(
             obs_mode=obs_mode, illegal_action=illegal_action, illegal_penalty=illegal_penalty,
             shaping=shaping, skip_forced=skip_forced, turn_limit=turn_limit,
             render_mode=render_mode)

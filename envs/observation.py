@@ -64,6 +64,11 @@ of a version-5 one, and the models of both still read theirs. Version 6 appends
 load, naming both), and the shipped policies were re-exported to it
 (``experiments/reexport_v6.py``).
 
+Padding (``slots=``, the common space of :mod:`envs.mixed`): ``others`` and ``tempo``
+get ``slots`` rows whatever the fight's size, those past its others all zero, and the
+order-place and seat scales are ``slots``; the features and their order are the same.
+The default (no ``slots``) is the per-scenario layout above, unchanged.
+
 Every value lies in [0, 1] except the signed ones (initiative, dx, dy) in
 [-1, 1]; the spaces declare exactly those bounds.
 """
