@@ -301,3 +301,17 @@ def test_vtm_sim_train_refuses_the_mixed_id_naming_the_script() -> None:
 
     with pytest.raises(ConfigError, match=r"cross_scenario\.py"):
         env_scenario(MIXED_ID)
+
+
+def test_its_version_history_is_in_the_docstring_and_the_docs() -> None:
+    import inspect
+    import re
+
+    import yaml
+
+    history = yaml.safe_load((ROOT / "docs" / "environments" / "history.yaml").read_text())
+    assert envs.VERSION in history["mixed"] and min(history["mixed"]) == 6
+    doc = inspect.getdoc(VtmMixedEnv) or ""
+    section = doc.split("## Version History", 1)[1]
+    assert re.findall(r"^- v(\d+):", section, flags=re.M) == [
+        str(v) for v in sorted(history["mixed"], reverse=True)]
