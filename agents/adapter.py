@@ -4,7 +4,8 @@ Scripted and learned agents (``agents/``) act on the env's observation and
 action mask; :class:`AgentPolicy` gives them the engine's policy interface
 (``choose(battle, decision)``), so they can play in ``vtm-sim`` fights and
 tournaments beside the engine's own policies, seeing exactly what the env
-would show them.
+would show them. A model trained on the cross-scenario env (:mod:`envs.mixed`, its
+metadata's scenario ``"mixed"``) sees the common padded spaces instead: ``common=True``.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from typing import Literal
 
 from agents.base import Agent, Explaining
 from envs.actions import ActionCatalog, passive_choice
+from envs.mixed import COMMON
 from envs.observation import ObservationEncoder
 from vtm_sim.core.choices import Choice, Decision
 from vtm_sim.engine.battle import Battle
@@ -32,11 +34,17 @@ class AgentPolicy:
         *,
         obs_mode: Literal["flat", "dict"] = "flat",
         seat: int = 0,
+        common: bool = False,
     ) -> None:
         """``agent`` is an agent, or a function building one from the catalog (of
-        combatant ``seat``) and encoder."""
-        self.catalog = ActionCatalog.for_scenario(scenario, observer=seat)
-        self.encoder = ObservationEncoder.for_scenario(scenario)
+        combatant ``seat``) and encoder. ``common``: the padded catalog and encoder of
+        :data:`envs.mixed.COMMON` (an agent of ``vtm_sim/Mixed-v6``), not the scenario's."""
+        if common:
+            self.catalog = COMMON.catalog(scenario, observer=seat)
+            self.encoder = COMMON.encoder(scenario)
+        else:
+            self.catalog = ActionCatalog.for_scenario(scenario, observer=seat)
+            self.encoder = ObservationEncoder.for_scenario(scenario)
         self.agent: Agent = agent if isinstance(agent, Agent) else agent(self.catalog, self.encoder)
         self.obs_mode = obs_mode
 

@@ -17,6 +17,7 @@ import numpy as np
 from agents.adapter import AgentPolicy
 from agents.learned import load_agent
 from agents.scripted import BrawlerAgent, RandomAgent
+from envs.mixed import COMMON, MIXED
 from vtm_sim.errors import ConfigError
 from vtm_sim.files.scenarios import Scenario
 from vtm_sim.policies.play import Policy
@@ -51,9 +52,15 @@ def model(scenario: Scenario, path: str) -> PolicyMaker:
     except (OSError, ValueError, ImportError) as exc:
         raise ConfigError(f"model:{path}: cannot load the model ({exc})") from None
     mode: Literal["flat", "dict"] = "dict" if agent.info.obs_mode == "dict" else "flat"
+    common = agent.info.scenario == MIXED  # trained on envs.mixed: its padded spaces
+    if common:
+        try:
+            COMMON.check(scenario)
+        except ValueError as exc:
+            raise ConfigError(f"model:{path}: {exc}") from None
 
     def make(_rng: np.random.Generator, _cid: int) -> Policy:
-        return AgentPolicy(agent, scenario, obs_mode=mode)
+        return AgentPolicy(agent, scenario, obs_mode=mode, common=common)
 
     return make
 

@@ -226,6 +226,10 @@ def env_scenario(env_id: str) -> str:
                               "code has (docs/environments/history.yaml)")
         raise ConfigError(f"--env {env_id}: unknown environment id (expected one of "
                           f"{', '.join(envs.registered_ids())})")
+    if env_id in envs.mixed_ids():
+        raise ConfigError(f"--env {env_id}: plays many scenarios, not one: train on it "
+                          "with experiments/cross_scenario.py, and name a scenario's id "
+                          "(vtm_sim/KnifeDuel-v6) to evaluate the model on")
     scenario = gym.registry[env_id].kwargs.get("scenario")
     if not isinstance(scenario, str):
         raise ConfigError(f"--env {env_id}: not a vtm_sim environment")

@@ -6,7 +6,11 @@ Importing this package registers, in the ``vtm_sim`` namespace:
 - one id per scenario file in ``configs/scenarios``, named in CamelCase
   (``bar_brawl`` -> ``vtm_sim/BarBrawl-v6``),
 
-each with ``max_episode_steps=500``. Every keyword of :class:`envs.env.VtmEnv`
+each with ``max_episode_steps=500`` (:func:`registered_ids`), and
+``vtm_sim/Mixed-v6`` (:data:`MIXED_ID`, :func:`mixed_ids`): every scenario in one
+env with a common, padded observation and action space, a scenario drawn per
+episode from a training split, with a held-out test split (:mod:`envs.mixed`).
+Every keyword of :class:`envs.env.VtmEnv`
 can be passed to ``gymnasium.make``::
 
     import gymnasium as gym
@@ -65,6 +69,7 @@ __all__ = [
     "DEFAULT_SHAPING",
     "LEGACY_VERSION",
     "MAX_EPISODE_STEPS",
+    "MIXED_ID",
     "OBS_VERSION",
     "VERSION",
     "ActionCatalog",
@@ -75,6 +80,7 @@ __all__ = [
     "VtmParallelEnv",
     "current_id",
     "env_id",
+    "mixed_ids",
     "registered_ids",
 ]
 
@@ -105,7 +111,7 @@ def current_id(eid: str) -> str | None:
     except gym.error.Error:
         return None
     now = get_env_id(ns, name, VERSION)
-    return now if now in _IDS else None
+    return now if now in _IDS or now == MIXED_ID else None
 
 
 LEGACY_VERSION = 0  # the version every id had until 2026-12-07: kept, the current env
@@ -129,8 +135,23 @@ _IDS = [_register(name) for name in dict.fromkeys(["duel", *list_scenarios()])]
 
 
 def registered_ids() -> list[str]:
-    """Every id this package registered (Duel-v6 first)."""
+    """Every per-scenario id this package registered (Duel-v6 first); the cross-scenario
+    id is :func:`mixed_ids`'s."""
     return list(_IDS)
+
+
+# The cross-scenario env (envs.mixed): new at version 6, so no -v0 name
+MIXED_ID = f"{NAMESPACE}/Mixed-v{VERSION}"
+if MIXED_ID not in gym.registry:
+    gym.register(id=MIXED_ID, entry_point="envs.mixed:VtmMixedEnv",
+                 kwargs={"split": "train", "obs_version": OBS_VERSION},
+                 max_episode_steps=MAX_EPISODE_STEPS)
+
+
+def mixed_ids() -> list[str]:
+    """The ids of the envs over several scenarios (``vtm_sim/Mixed-v6``): the sibling of
+    :func:`registered_ids`, whose ids play one scenario each."""
+    return [MIXED_ID]
 
 
 def __getattr__(name: str) -> object:

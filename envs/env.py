@@ -129,7 +129,8 @@ class VtmEnv(gym.Env[ObsType, np.int64]):
     ``configs/scenarios`` (``bar_brawl`` -> ``vtm_sim/BarBrawl-v6``), each
     with ``max_episode_steps=500`` and ``obs_version`` in its spec
     (``gym.spec(id).kwargs["obs_version"]``); any argument above can be passed to
-    ``gymnasium.make``.
+    ``gymnasium.make``. ``vtm_sim/Mixed-v6`` (:class:`envs.mixed.VtmMixedEnv`) plays every
+    scenario in one padded space, a scenario drawn per episode.
 
     ## Version History
 

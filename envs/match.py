@@ -143,6 +143,9 @@ class Match:
         learners: the combatant ids agents play; every other combatant is
             answered by the policies given to :meth:`start`.
         config: the envs' setup arguments (default: every default).
+        catalog: the action catalog (of the first learner) instead of the scenario's own,
+            e.g. the padded common one of :mod:`envs.mixed`.
+        encoder: the observation encoder instead of the scenario's own (idem).
     """
 
     def __init__(
@@ -150,6 +153,9 @@ class Match:
         scenario: str | Scenario,
         learners: list[int] | None = None,
         config: MatchConfig | None = None,
+        *,
+        catalog: ActionCatalog | None = None,
+        encoder: ObservationEncoder | None = None,
     ) -> None:
         if config is None:
             config = MatchConfig()
@@ -161,9 +167,10 @@ class Match:
         ids = list(range(n)) if learners is None else learners
         # the first learner's catalog; every learner's is its seat() (same indices,
         # targets relative to it), and mask() reads a decision in its actor's
-        self.catalog = ActionCatalog.for_scenario(self.scenario, tables,
-                                                  observer=ids[0] if ids else 0)
-        self.encoder = ObservationEncoder.for_scenario(self.scenario, tables)
+        self.catalog = catalog if catalog is not None else ActionCatalog.for_scenario(
+            self.scenario, tables, observer=ids[0] if ids else 0)
+        self.encoder = (encoder if encoder is not None
+                        else ObservationEncoder.for_scenario(self.scenario, tables))
         # the config's fields, read on every step: attributes of the match itself
         self.obs_mode = config.obs_mode
         self.illegal_action = config.illegal_action

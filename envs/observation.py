@@ -64,6 +64,11 @@ of a version-5 one, and the models of both still read theirs. Version 6 appends
 load, naming both), and the shipped policies were re-exported to it
 (``experiments/reexport_v6.py``).
 
+Padding (``slots=``, the common space of :mod:`envs.mixed`): ``others`` and ``tempo``
+get ``slots`` rows whatever the fight's size, those past its others all zero, and the
+order-place and seat scales are ``slots``; the features and their order are the same.
+The default (no ``slots``) is the per-scenario layout above, unchanged.
+
 Every value lies in [0, 1] except the signed ones (initiative, dx, dy) in
 [-1, 1]; the spaces declare exactly those bounds.
 """
@@ -282,6 +287,12 @@ class ObservationEncoder:
         max_celerity: the Celerity scale.
         max_penalty: the largest wound penalty of the health table.
         maneuvers: the maneuver table's names, in order (default: the shipped table's).
+        slots: the ``others`` and ``tempo`` rows (default ``num_combatants - 1``). More pads
+            them: the rows past the fight's others are all zero (``present`` 0), and the
+            order-place and seat scales become ``slots`` (a place or id over ``slots``)
+            instead of the fight's own, so that with the same ``max_celerity``,
+            ``max_penalty`` and rules a feature means the same in every fight (the common
+            space of :mod:`envs.mixed`). The default is the per-scenario layout, unchanged.
     """
 
     @classmethod
@@ -305,14 +316,19 @@ class ObservationEncoder:
         max_celerity: int = 5,
         max_penalty: int = 5,
         maneuvers: tuple[str, ...] | None = None,
+        slots: int | None = None,
     ) -> None:
+        if slots is not None and slots < num_combatants - 1:
+            raise ValueError(f"slots {slots}: a fight of {num_combatants} combatants needs "
+                             f"at least {num_combatants - 1}")
         if maneuvers is None:
             maneuvers = tuple(load_tables().maneuvers)
         self.decision = decision = decision_block(maneuvers)
         self._maneuver_index = {m: i for i, m in enumerate(maneuvers)}
         self._decision_size = decision.size
         self.num_combatants = num_combatants
-        self.slots = num_combatants - 1
+        self.slots = num_combatants - 1 if slots is None else slots
+        self.padding = self.slots - (num_combatants - 1)  # all-zero rows after the fight's
         self.max_actions = rules.max_actions
         self.max_celerity = max(1, max_celerity)
         self.max_penalty = max(1, max_penalty)
@@ -334,7 +350,8 @@ class ObservationEncoder:
         self._zero_other = (0.0,) * OTHER.size
         self._zero_tempo = (0.0,) * TEMPO.size
         self._last = max(1, self.slots)  # the order place scale: 0 first, 1 last
-        self._last_id = max(1, num_combatants - 1)  # the seat scale: id 0 is 0, the last 1
+        # the seat scale: id 0 is 0, the last 1 (padded: an id over the slots)
+        self._last_id = max(1, num_combatants - 1 if slots is None else self.slots)
         self._action_scale = self.max_actions + self.max_celerity
 
     def feature_names(self) -> list[str]:
@@ -375,6 +392,9 @@ class ObservationEncoder:
             if o.id != agent:
                 self._other(v, battle, me, o, order, attacker, aim_target)
                 self._tempo(tempo, battle, o)
+        if self.padding:
+            v += self._zero_other * self.padding
+            tempo += self._zero_tempo * self.padding
         self._self(v, battle, me, order)
         v += tempo
         return np.fromiter(v, np.float32, self.size)

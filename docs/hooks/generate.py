@@ -8,6 +8,8 @@
   from its registration, its scenario, the env's spaces and ``envs.env.VtmEnv``'s
   docstring, with a "Version History" from ``docs/environments/history.yaml`` (in the
   docstring's place);
+- ``environments/Mixed-v6.md``: the cross-scenario id (``envs.mixed_ids()``), its spaces,
+  split, scenarios and version history (``mixed`` in ``history.yaml``);
 - ``environments/parallel.md`` and ``environments/aec.md``: the PettingZoo envs, from
   their module docstrings;
 - ``reference/policies.md``: every policy name and how it plays (``vtm-sim policies``).
@@ -156,11 +158,12 @@ def _history() -> dict[str, dict[int, str]]:
     return data
 
 
-def version_history(env_version: int, obs_version: int) -> list[str]:
+def version_history(env_version: int, obs_version: int, env_kind: str = "env") -> list[str]:
     """The "Version History" section (the docstrings' own, in full); the build fails on a
-    version the history lacks."""
+    version the history lacks. ``env_kind``: the history.yaml key of the id's versions
+    (``"env"`` for the scenario ids, ``"mixed"`` for ``vtm_sim/Mixed-v6``)."""
     history = _history()
-    for kind, current in (("env", env_version), ("observation", obs_version)):
+    for kind, current in ((env_kind, env_version), ("observation", obs_version)):
         if current not in history[kind]:
             raise ValueError(f"docs/environments/history.yaml: no {kind} version {current}: "
                              "say what changed")
@@ -168,7 +171,7 @@ def version_history(env_version: int, obs_version: int) -> list[str]:
            "The version (`-vN` of the id) goes up whenever the observation layout, the action "
            "catalog or the reward changes; only the current one is registered "
            "(`gym.make` of another raises `DeprecatedEnv` naming it).", ""]
-    for v, text in sorted(history["env"].items(), reverse=True):
+    for v, text in sorted(history[env_kind].items(), reverse=True):
         out.append(f"- v{v}{' (current)' if v == env_version else ''}: {_cell(text)}")
     out += ["", "Observation layout versions (`envs.OBS_VERSION`, in every trained model's "
             "metadata):", ""]
@@ -231,6 +234,66 @@ def env_page(env_id: str) -> str:
     return "\n".join(out)
 
 
+def mixed_page(env_id: str) -> str:
+    """The page of the cross-scenario id (envs.mixed): its spaces, its split, its
+    docstring and version history."""
+    import gymnasium as gym
+
+    import envs
+    from envs.mixed import COMMON, TEST_SCENARIOS, VtmMixedEnv, split_scenarios
+    from vtm_sim.files.scenarios import load_scenario
+
+    spec = gym.spec(env_id)
+    env = gym.make(env_id)
+    shape = getattr(env.observation_space, "shape", None)
+    out = [
+        f"# {env_id}",
+        "",
+        "Every scenario in one env: a common, padded and masked observation and action "
+        "space, a scenario and a side drawn per episode from the training split; the "
+        "held-out test split has the same spaces.",
+        "",
+        "| | |",
+        "|---|---|",
+        f"| Scenarios | `split=\"train\"` (default): {len(split_scenarios('train'))}; "
+        f"`split=\"test\"`: {', '.join(f'`{n}`' for n in TEST_SCENARIOS)}; "
+        f"`split=\"all\"`: {len(split_scenarios('all'))} |",
+        f"| Action space | `Discrete({env.action_space.n})`, every split and scenario |",  # type: ignore[attr-defined]
+        f"| Observation space | `Box(-1.0, 1.0, {shape}, float32)`, every split and scenario |",
+        f"| Padding | {COMMON.slots} target slots and `others`/`tempo` rows, "
+        f"{COMMON.max_weapons} weapon slots, Celerity 0..{COMMON.max_celerity} "
+        "(`envs.mixed.COMMON`) |",
+        f"| Version | v{spec.version} (`gym.spec(id).version`) |",
+        f"| Observation layout | version {spec.kwargs['obs_version']} "
+        '(`gym.spec(id).kwargs["obs_version"]`) |',
+        f"| Max episode steps | {spec.max_episode_steps} |",
+        f"| Entry point | `{spec.entry_point}` |",
+        f'| Make | `gym.make("{env_id}", split="test")` after `import envs` |',
+        "",
+        "## Scenarios",
+        "",
+        "Per scenario: the actions and floats of its own id, which the common space pads.",
+        "",
+        "| scenario | split | combatants | its own id | own actions | own floats |",
+        "|---|---|---|---|---|---|",
+    ]
+    for split in ("train", "test"):
+        for name in split_scenarios(split):
+            own = gym.make(envs.env_id(name))
+            sc = load_scenario(name)
+            out.append(f"| `{name}` | {split} | {len(sc.fighters)} | "
+                       f"[`{envs.env_id(name)}`]({page_name(envs.env_id(name))}.md) | "
+                       f"{own.action_space.n} | "  # type: ignore[attr-defined]
+                       f"{own.observation_space.shape[0]} |")  # type: ignore[index]
+            own.close()
+    env.close()
+    mod = importlib.import_module("envs.mixed")
+    out += ["", "## The split and the padding", "", docstring(mod, level=3), "",
+            docstring(VtmMixedEnv, drop=HISTORY), "",
+            *version_history(envs.VERSION, envs.OBS_VERSION, "mixed")]
+    return "\n".join(out)
+
+
 def pettingzoo_page(module: str, title: str) -> str:
     import envs
 
@@ -250,6 +313,13 @@ def env_pages() -> dict[str, str]:
 
     pages = {f"environments/{page_name(eid)}.md": eid for eid in envs.registered_ids()}
     return pages
+
+
+def mixed_pages() -> dict[str, str]:
+    """The cross-scenario ids' pages (``envs.mixed_ids()``)."""
+    import envs
+
+    return {f"environments/{page_name(eid)}.md": eid for eid in envs.mixed_ids()}
 
 
 # --- policies -------------------------------------------------------------------------
@@ -291,6 +361,9 @@ def env_ids_table() -> str:
                             ) or f"{len(scenario.fighters)} combatants"
         lines.append(f"| [`{eid}`]({path.split('/', 1)[1]}) | {scenario.title} | "
                      f"{len(scenario.fighters)}: {_cell(sides)} |")
+    for path, eid in mixed_pages().items():
+        lines.append(f"| [`{eid}`]({path.split('/', 1)[1]}) | every scenario, one drawn "
+                     "per episode (`split=` train, test or all) | 2 to 8: padded |")
     return "\n".join(lines)
 
 
@@ -299,6 +372,7 @@ def env_ids_table() -> str:
 
 def _generated() -> dict[str, str]:
     pages = {path: env_page(eid) for path, eid in env_pages().items()}
+    pages.update({path: mixed_page(eid) for path, eid in mixed_pages().items()})
     pages.update({path: pettingzoo_page(*spec) for path, spec in PETTINGZOO.items()})
     pages[GENERATED_REFERENCE["File formats"]] = file_formats_page()
     pages[GENERATED_REFERENCE["Policies"]] = policies_page()
@@ -314,6 +388,7 @@ def on_config(config: MkDocsConfig) -> MkDocsConfig:
         for title, items in section.items():
             if title == "Environments" and isinstance(items, list):
                 items += [{name: path} for path, (_, name) in PETTINGZOO.items()]
+                items += [{eid: path} for path, eid in mixed_pages().items()]
                 items += [{eid: path} for path, eid in env_pages().items()]
             if title == "Reference" and isinstance(items, list):
                 items += [{name: path} for name, path in GENERATED_REFERENCE.items()]

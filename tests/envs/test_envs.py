@@ -39,6 +39,7 @@ from vtm_sim.files.scenarios import list_scenarios, load_scenario
 from vtm_sim.policies.nearest import RandomPolicy
 
 IDS = envs.registered_ids()
+ALL_IDS = [*IDS, *envs.mixed_ids()]  # with vtm_sim/Mixed-v6 (tests/envs/test_mixed.py)
 SCENARIOS = list_scenarios()
 
 
@@ -80,7 +81,7 @@ def test_make_with_module_prefix() -> None:
     assert info["action_mask"].any()
 
 
-@pytest.mark.parametrize("eid", IDS)
+@pytest.mark.parametrize("eid", ALL_IDS)
 def test_check_env_every_id(eid: str) -> None:
     env = gym.make(eid, render_mode="ansi")
     check_env(env.unwrapped)
@@ -97,7 +98,7 @@ def test_check_env_dict_observations() -> None:
 
 
 @pytest.mark.parametrize("mode", ["sync", "async"])
-@pytest.mark.parametrize("eid", IDS)
+@pytest.mark.parametrize("eid", ALL_IDS)
 def test_make_vec_steps_on_the_defaults(eid: str, mode: str) -> None:
     vec = gym.make_vec(eid, num_envs=2, vectorization_mode=mode)
     try:
@@ -122,7 +123,7 @@ def assert_same(a: list[Any], b: list[Any]) -> None:
         assert ra == rb and ta == tb
 
 
-@pytest.mark.parametrize("eid", IDS)
+@pytest.mark.parametrize("eid", ALL_IDS)
 def test_same_seed_same_trajectory(eid: str) -> None:
     a = rollout(gym.make(eid, shaping=0.1), seed=7, steps=150)
     assert_same(a, rollout(gym.make(eid, shaping=0.1), seed=7, steps=150))
@@ -451,7 +452,7 @@ def test_environment_page_examples_run_as_written() -> None:
         exec(compile(code, "docs/environments/index.md", "exec"), {})
 
 
-@pytest.mark.parametrize("eid", IDS)
+@pytest.mark.parametrize("eid", ALL_IDS)
 def test_flattened_dict_observation_is_the_flat_one(eid: str) -> None:
     """One feature order: FlattenObservation(dict) == flat, step for step, named alike."""
     flat_env = gym.make(eid)
@@ -467,7 +468,7 @@ def test_flattened_dict_observation_is_the_flat_one(eid: str) -> None:
     assert_same(flat_steps, dict_steps)
 
 
-@pytest.mark.parametrize("eid", IDS)
+@pytest.mark.parametrize("eid", ALL_IDS)
 def test_rgb_array_render_on_every_id(eid: str) -> None:
     """What SB3's make_vec_env asks for first; check_env also checks the render."""
     env = gym.make(eid, render_mode="rgb_array")

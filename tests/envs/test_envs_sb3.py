@@ -25,6 +25,7 @@ from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv  # noqa:
 import envs  # noqa: E402
 
 IDS = envs.registered_ids()
+ALL_IDS = [*IDS, *envs.mixed_ids()]  # with vtm_sim/Mixed-v6 (tests/envs/test_mixed.py)
 # Small rollouts so a few hundred steps are several updates; the env gets no arguments.
 ALGO_ARGS: dict[str, Any] = {"n_steps": 64, "batch_size": 64, "n_epochs": 1, "seed": 0,
                              "device": "cpu"}
@@ -43,7 +44,7 @@ class IllegalSteps(BaseCallback):  # type: ignore[misc]
         return True
 
 
-@pytest.mark.parametrize("eid", IDS)
+@pytest.mark.parametrize("eid", ALL_IDS)
 def test_sb3_check_env_on_the_defaults(eid: str) -> None:
     check_env(gym.make(eid))
 
@@ -70,7 +71,7 @@ def vec_env_steps(eid: str, vec_cls: type, **vec_env_kwargs: Any) -> None:
         vec.close()
 
 
-@pytest.mark.parametrize("eid", IDS)
+@pytest.mark.parametrize("eid", ALL_IDS)
 def test_make_vec_env_dummy_on_the_defaults(eid: str) -> None:
     """make_vec_env asks for render_mode='rgb_array' first: the envs draw a battle map."""
     vec_env_steps(eid, DummyVecEnv)
@@ -120,7 +121,7 @@ def test_plain_ppo_learns_on_the_defaults(eid: str) -> None:
     assert seen.illegal > 0  # a fresh policy over the whole catalog: many illegal picks
 
 
-@pytest.mark.parametrize("eid", IDS)
+@pytest.mark.parametrize("eid", ALL_IDS)
 def test_maskable_ppo_learns_on_the_defaults(eid: str) -> None:
     model = sb3_contrib.MaskablePPO("MlpPolicy", gym.make(eid), **ALGO_ARGS)
     seen = IllegalSteps()

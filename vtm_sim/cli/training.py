@@ -248,18 +248,23 @@ def evaluate_cmd(model: str, env_id: str | None, opponents: str, episodes: int, 
     """
     from agents.evaluation import evaluate_named
     from envs.actions import ActionCatalog
+    from envs.mixed import COMMON, MIXED
     from vtm_sim.arena.backends import backend
     from vtm_sim.data.formats import OBS_VERSION
 
     model = model.removeprefix("model:")
     agent = _load(model)
     with user_errors():
+        mixed = agent.info.scenario == MIXED  # envs.mixed: plays any scenario, padded
+        if mixed and env_id is None:
+            raise ConfigError(f"MODEL {model}: trained on {agent.info.env_id} (every "
+                              "scenario): name the scenario to play with --env ID")
         scenario = _scenario_of(env_id or _current(agent.info.env_id) or DEFAULT_ENV)
-        if agent.info.scenario != scenario.name:
+        if not mixed and agent.info.scenario != scenario.name:
             raise ConfigError(f"--env {env_id}: plays {scenario.name}, the model was trained "
                               f"on {agent.info.scenario}")
         makers = policy_makers(_names(opponents, "--opponents"), scenario, "--opponents")
-        size = ActionCatalog.for_scenario(scenario).size
+        size = (COMMON.catalog(scenario) if mixed else ActionCatalog.for_scenario(scenario)).size
         # an older layout that today's only appends to plays its prefix (agents.numpy_policy)
         if agent.info.obs_version == OBS_VERSION and size != agent.info.catalog_size:
             raise ConfigError(f"MODEL {model}: {agent.info.catalog_size} actions, the "
