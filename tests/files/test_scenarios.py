@@ -295,3 +295,20 @@ def test_unknown_rules_profile_is_a_config_error(tmp_path: Path) -> None:
     path = _write(tmp_path, GOOD.replace("title: Test", "title: Test\nrules: medieval"))
     with pytest.raises(ConfigError, match="medieval"):
         load_scenario(str(path))
+
+
+
+@pytest.mark.parametrize(("sheet", "expected"), [
+    ("''", "combatants.1.sheet: String should have at least 1 character"),
+    ("characters", "combatants.1.sheet: stat block 'characters' not found"),  # a folder
+    (".", "combatants.1.sheet: stat block '.' not found"),
+])
+def test_a_sheet_that_names_no_file_is_one_line_naming_the_field(
+        tmp_path: Path, sheet: str, expected: str) -> None:
+    """Found by the fuzz test: an empty sheet named the scenario's folder ("cannot read
+    (Is a directory)"), not the file and the field."""
+    path = _write(tmp_path, GOOD.replace("characters/knife_fighter.yaml", sheet))
+    with pytest.raises(ConfigError) as err:
+        load_scenario(str(path))
+    assert str(err.value).startswith(f"{path}: {expected}")
+    assert "\n" not in str(err.value)

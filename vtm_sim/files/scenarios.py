@@ -41,7 +41,7 @@ GoalText = Annotated[str, AfterValidator(_goal)]
 
 
 class CombatantSpec(StrictModel):
-    sheet: str
+    sheet: str = Field(min_length=1, description="a stat block file: characters/NAME.yaml")
     side: int = Field(ge=0, le=7)
     at: tuple[Yards, Yards] = (0.0, 0.0)
     prone: bool = False
@@ -207,7 +207,7 @@ def find_scenario(name_or_path: str) -> Path:
 def _sheet(path: Path, sheet: str, i: int) -> StatBlock:
     for base in (path.parent, config_dir()):
         cand = base / sheet
-        if cand.exists():
+        if cand.is_file():
             return load_stat_block(cand)
     raise ConfigError(f"{path}: combatants.{i}.sheet: stat block {sheet!r} not found")
 
