@@ -13,9 +13,9 @@ pytest.importorskip("rliable")
 pytest.importorskip("sb3_contrib")
 pytest.importorskip("torch")
 
-from experiment_scripts import load_experiment  # noqa: E402
+from experiment_scripts import load_experiment
 
-from envs.mixed import TEST_SCENARIOS  # noqa: E402
+from envs.mixed import TEST_SCENARIOS
 
 cross = load_experiment("cross_scenario")
 
