@@ -2,7 +2,8 @@
 
 One command reruns experiments/results/cross_scenario.md (and cross_scenario.json):
 
-    python experiments/cross_scenario.py --seeds 5 --timesteps 65536 --episodes 40
+    python experiments/cross_scenario.py --seeds 5 --timesteps 65536 --episodes 30 \\
+        --reference ladder:1,ladder:2,ladder:3
 
 For every seed it trains one MaskablePPO policy on ``vtm_sim/Mixed-v6`` (:mod:`envs.mixed`:
 one common padded observation and action space, a training scenario and a side drawn
@@ -240,7 +241,14 @@ def report(a: argparse.Namespace, done: list[int], raw: Mapping[str, Any],
                   f"{fmt(overall[group]['0'])}, side 1 {fmt(overall[group]['1'])}")
     if a.reference:
         md += ["", "Reference columns: the scripted rung as the player, its pooled score "
-               "against ladder:1 / ladder:2 / ladder:3 on the same battles."]
+               "against ladder:1 / ladder:2 / ladder:3 on the same battles. Their mean "
+               "over every scenario and rung of a split (one deterministic figure, no "
+               "seeds):", ""]
+        for p in a.reference:
+            means = {g: np.mean([refs[n][p][o] for n in names for o in RUNGS])
+                     for g, names in groups.items() if all(n in refs for n in names)}
+            md.append(f"- {p} as the player: " + ", ".join(f"{g} {m:.3f}"
+                                                           for g, m in means.items()))
     md += ["", "Per-seed pooled scores:", "", "| scenario | rung | " +
            " | ".join(f"seed {s}" for s in done) + " |",
            "|---|---|" + "---|" * len(done)]
@@ -263,11 +271,11 @@ def main(argv: Sequence[str] | None = None) -> None:
     p.add_argument("--seeds", type=int, default=5, help="training seeds 0..N-1")
     p.add_argument("--timesteps", type=int, default=65_536)
     p.add_argument("--n-envs", type=int, default=4)
-    p.add_argument("--episodes", type=int, default=40,
+    p.add_argument("--episodes", type=int, default=30,
                    help="battles a side, scenario and rung at the final evaluation")
     p.add_argument("--held-out-only", action="store_true",
                    help="score the held-out scenarios only (not the training ones)")
-    p.add_argument("--reference", default="ladder:2,ladder:3",
+    p.add_argument("--reference", default="ladder:1,ladder:2,ladder:3",
                    help="scripted players scored on the same battles ('' for none)")
     p.add_argument("--reps", type=int, default=5_000, help="bootstrap resamples")
     p.add_argument("--bootstrap-seed", type=int, default=0)
@@ -288,13 +296,17 @@ def main(argv: Sequence[str] | None = None) -> None:
     if not done:
         sys.exit("no finished seed to aggregate")
     md, data = report(a, done, raw, refs)
-    command = ("python experiments/cross_scenario.py " +
-               " ".join(arg for arg in (argv if argv is not None else sys.argv[1:])))
-    data["command"] = command.strip()
-    data["script_wall_seconds"] = round(time.perf_counter() - start, 1)
+    words = [w for w in (argv if argv is not None else sys.argv[1:]) if w != "--aggregate-only"]
+    data["command"] = " ".join(["python experiments/cross_scenario.py", *words])
+    # the run's wall time: this call's, or (only aggregating) the run's as last written
+    previous = a.results / f"{a.name}.json"
+    wall = round(time.perf_counter() - start, 1)
+    if a.aggregate_only and previous.is_file():
+        wall = json.loads(previous.read_text(encoding="utf-8")).get("script_wall_seconds", wall)
+    data["script_wall_seconds"] = wall
     md = [f"Command: `{data['command']}` (resumable; `--aggregate-only` rewrites this from "
-          f"{shown(a.out)}).", "", f"Machine: `{data['uptime']}`; {data['machine']}.", "",
-          *md]
+          f"{shown(a.out)}). Wall time of the run: {wall / 60:.0f} min.", "",
+          f"Machine: `{data['uptime']}`; {data['machine']}.", "", *md]
     a.results.mkdir(parents=True, exist_ok=True)
     (a.results / f"{a.name}.json").write_text(json.dumps(data, indent=1) + "\n",
                                               encoding="utf-8")

@@ -263,6 +263,11 @@ def evaluate_cmd(model: str, env_id: str | None, opponents: str, episodes: int, 
         if not mixed and agent.info.scenario != scenario.name:
             raise ConfigError(f"--env {env_id}: plays {scenario.name}, the model was trained "
                               f"on {agent.info.scenario}")
+        if mixed:
+            try:
+                COMMON.check(scenario)
+            except ValueError as exc:
+                raise ConfigError(f"MODEL {model}: {exc}") from None
         makers = policy_makers(_names(opponents, "--opponents"), scenario, "--opponents")
         size = (COMMON.catalog(scenario) if mixed else ActionCatalog.for_scenario(scenario)).size
         # an older layout that today's only appends to plays its prefix (agents.numpy_policy)
