@@ -19,14 +19,13 @@ from envs.match import (
     ObsType,
     load,
 )
-from envs.opponents import OpponentSpec, build_policies, opponent_factories
+from envs.opponents import OpponentSpec, opponent_factories
 from vtm_sim.data.formats import OBS_VERSION
 from vtm_sim.engine.battle import Battle
 from vtm_sim.files.scenarios import Scenario
 
 __all__ = ["CONTROLS", "Control", "VtmEnv"]
 
-MAX_RESET_TRIES: Final = 100
 Control = Literal["combatant", "side"]
 CONTROLS: Final[tuple[str, ...]] = ("combatant", "side")
 
@@ -225,17 +224,9 @@ class VtmEnv(gym.Env[ObsType, np.int64]):
     ) -> tuple[ObsType, dict[str, Any]]:
         super().reset(seed=seed)
         m = self.match
-        for _ in range(MAX_RESET_TRIES):
-            b = m.start(self.np_random, build_policies(self._factories, self.np_random))
-            if b.pending is not None:
-                break
-        else:
-            raise RuntimeError(
-                f"scenario {self.scenario.name!r}: the battle ended before combatant "
-                f"{self.agent_id} could decide, {MAX_RESET_TRIES} times in a row"
-            )
-        me = self._asked()
-        return m.observe(me), self._info(me, False)
+        m.begin(self.np_random, self._factories, f"combatant {self.agent_id}")
+        me = m.asked(self.agent_id)
+        return m.observe(me), m.info(me, m.mask, False, self.learners)
 
     def step(
         self, action: np.int64 | int
@@ -246,29 +237,10 @@ class VtmEnv(gym.Env[ObsType, np.int64]):
             raise gym.error.ResetNeeded("call reset() before step()")
         if b.pending is None:
             raise gym.error.ResetNeeded("the battle is over: call reset()")
-        me = self._asked()
-        choice, illegal = m.resolve(int(action), f"combatant {me}")
-        terminated = m.play(choice) is None
-        reward = m.reward(me, illegal, self.learners)
-        if not terminated:
-            me = self._asked()
-        return m.observe(me), reward, terminated, False, self._info(me, illegal)
-
-    def _asked(self) -> int:
-        """The learner the pending decision is for (``agent_id`` when the battle is over
-        or the agent plays one combatant)."""
-        if self.control == "combatant":
-            return self.agent_id
-        b = self.match.battle
-        d = b.pending if b is not None else None
-        return self.agent_id if d is None else d.actor
-
-    def _info(self, me: int, illegal: bool) -> dict[str, Any]:
-        m = self.match
-        info = m.info(me, m.mask, illegal)
-        if self.control == "side":
-            info["illegal_actions"] = sum(m.illegal_counts[i] for i in self.learners)
-        return info
+        me, reward, terminated, illegal = m.step_learners(int(action), self.learners,
+                                                          self.agent_id)
+        return m.observe(me), reward, terminated, False, m.info(me, m.mask, illegal,
+                                                                self.learners)
 
     def render(self) -> str | np.ndarray | None:
         """``"ansi"``: the narration of the events since the last step; ``"human"``: the

@@ -50,6 +50,7 @@ import numpy as np
 from envs.actions import ActionCatalog, passive_choice
 from envs.battlemap import picture
 from envs.observation import ObservationEncoder
+from envs.opponents import Factory, build_policies
 from vtm_sim.core.choices import Choice, Decision, DecisionKind
 from vtm_sim.core.dice import RngDice
 from vtm_sim.data.tables import load_tables
@@ -64,6 +65,7 @@ __all__ = [
     "DEFAULT_ILLEGAL_PENALTY",
     "DEFAULT_SHAPING",
     "INFO_KEYS",
+    "MAX_RESET_TRIES",
     "RENDER_MODES",
     "Match",
     "MatchConfig",
@@ -77,6 +79,7 @@ IllegalAction = Literal["raise", "penalize"]
 ObsMode = Literal["flat", "dict"]
 PolicyFn = Callable[[Battle, Decision], Choice]  # an opponent (envs.opponents)
 
+MAX_RESET_TRIES: Final = 100  # fresh battles tried until a learner must decide
 DEFAULT_SHAPING: Final = 0.0
 DEFAULT_ILLEGAL_ACTION: Final[IllegalAction] = "penalize"
 DEFAULT_ILLEGAL_PENALTY: Final = -0.1
@@ -201,6 +204,34 @@ class Match:
         self._advance(b)
         return b
 
+    def begin(self, rng: np.random.Generator, factories: Mapping[int, Factory],
+              who: str) -> Battle:
+        """A fresh battle (:meth:`start`, the opponents built from ``factories``) that
+        reaches a learner's decision, tried up to :data:`MAX_RESET_TRIES` times."""
+        for _ in range(MAX_RESET_TRIES):
+            b = self.start(rng, build_policies(factories, rng))
+            if b.pending is not None:
+                return b
+        raise RuntimeError(f"scenario {self.scenario.name!r}: the battle ended before {who} "
+                           f"could decide, {MAX_RESET_TRIES} times in a row")
+
+    def asked(self, fallback: int) -> int:
+        """The combatant the pending decision is for (``fallback`` once it is over)."""
+        b = self.battle
+        d = b.pending if b is not None else None
+        return fallback if d is None else d.actor
+
+    def step_learners(self, action: int, learners: list[int],
+                      first: int) -> tuple[int, float, bool, bool]:
+        """One step of a single agent playing ``learners`` (the Gymnasium envs): answer the
+        pending decision with ``action``; returns who is asked next (``first`` once the
+        battle is over), the reward, whether it ended and whether the action was illegal."""
+        me = self.asked(first)
+        choice, illegal = self.resolve(action, f"combatant {me}")
+        terminated = self.play(choice) is None
+        reward = self.reward(me, illegal, learners)
+        return self.asked(first), reward, terminated, illegal
+
     def resolve(self, action: int, who: str) -> tuple[Choice, bool]:
         """The choice an action index makes at the pending decision, and whether it was
         illegal (then the passive option, or :class:`IllegalActionError` under "raise")."""
@@ -285,10 +316,12 @@ class Match:
         flat = self.encoder.encode(b, i)
         return flat if self.obs_mode == "flat" else self.encoder.split(flat)
 
-    def info(self, i: int, mask: np.ndarray, illegal: bool) -> dict[str, Any]:
+    def info(self, i: int, mask: np.ndarray, illegal: bool,
+             team: list[int] | None = None) -> dict[str, Any]:
         """Combatant ``i``'s ``info``: the keys of :data:`INFO_KEYS`, every one on every
         step, each of one type (the module docstring says what each holds): ``winner`` is
-        -1 and ``end_reason`` ``""`` until the battle ends."""
+        -1 and ``end_reason`` ``""`` until the battle ends. ``team``: the combatants whose
+        illegal actions ``illegal_actions`` counts (``[i]``)."""
         b = self.battle
         if b is None:
             raise RuntimeError("call reset() first")
@@ -299,7 +332,8 @@ class Match:
             "decision": KIND_NAMES[d.kind] if d is not None and d.actor == i else "",
             "turn": int(b.turn),
             "illegal": bool(illegal),
-            "illegal_actions": int(self.illegal_counts[i]),
+            "illegal_actions": int(self.illegal_counts[i] if team is None
+                                   else sum(self.illegal_counts[j] for j in team)),
             "winner": -1 if d is not None or winner is None else int(winner),
             "end_reason": "" if d is not None else str(b.end_reason),
         }

@@ -52,7 +52,6 @@ import gymnasium as gym
 import numpy as np
 
 from envs.actions import MAX_CELERITY, ActionCatalog
-from envs.env import MAX_RESET_TRIES
 from envs.match import (
     DEFAULT_ILLEGAL_ACTION,
     DEFAULT_ILLEGAL_PENALTY,
@@ -65,7 +64,7 @@ from envs.match import (
     ObsType,
 )
 from envs.observation import ObservationEncoder
-from envs.opponents import Factory, OpponentSpec, build_policies, opponent_factories
+from envs.opponents import Factory, OpponentSpec, opponent_factories
 from vtm_sim.data.formats import OBS_VERSION
 from vtm_sim.data.tables import Tables, load_tables
 from vtm_sim.engine.battle import Battle
@@ -348,15 +347,8 @@ class VtmMixedEnv(gym.Env[ObsType, np.int64]):
         self.scenario = self.scenarios[k]
         self.agent_id = seat.learners[0]
         m = seat.match
-        for _ in range(MAX_RESET_TRIES):
-            b = m.start(rng, build_policies(seat.factories, rng))
-            if b.pending is not None:
-                break
-        else:
-            raise RuntimeError(
-                f"scenario {self.scenario.name!r}: the battle ended before side {side} "
-                f"could decide, {MAX_RESET_TRIES} times in a row")
-        me = self._asked()
+        m.begin(rng, seat.factories, f"side {side}")
+        me = m.asked(self.agent_id)
         return m.observe(me), self._info(me, False)
 
     def step(
@@ -369,25 +361,14 @@ class VtmMixedEnv(gym.Env[ObsType, np.int64]):
         if b.pending is None:
             raise gym.error.ResetNeeded("the battle is over: call reset()")
         m = seat.match
-        me = self._asked()
-        choice, illegal = m.resolve(int(action), f"combatant {me}")
-        terminated = m.play(choice) is None
-        reward = m.reward(me, illegal, seat.learners)
-        if not terminated:
-            me = self._asked()
+        me, reward, terminated, illegal = m.step_learners(int(action), seat.learners,
+                                                          self.agent_id)
         return m.observe(me), reward, terminated, False, self._info(me, illegal)
-
-    def _asked(self) -> int:
-        """The learner the pending decision is for (the first learner once it is over)."""
-        b = self.battle
-        d = b.pending if b is not None else None
-        return self.agent_id if d is None else d.actor
 
     def _info(self, me: int, illegal: bool) -> dict[str, Any]:
         seat = cast(_Seat, self.seat)
         m = seat.match
-        info = m.info(me, m.mask, illegal)
-        info["illegal_actions"] = sum(m.illegal_counts[i] for i in seat.learners)
+        info = m.info(me, m.mask, illegal, seat.learners)
         info["scenario"] = self.scenario.name
         info["side"] = seat.side
         return info

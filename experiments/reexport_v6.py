@@ -109,7 +109,7 @@ def check(old_path: Path, new_path: Path, seat: int, battles: int) -> None:
         done = False
         while not done:
             mask = info["action_mask"]
-            me = env._asked()
+            me = env.match.asked(seat)
             cat = env.match.catalog.seat(me)
             legal_new = np.flatnonzero(mask)
             x = obs[: ow[0][0].shape[1]]
