@@ -291,6 +291,15 @@ def budget(records: Mapping[str, Sequence[dict[str, Any]]]) -> list[str]:
 BEGIN, END = "<!-- baselines.py: begin -->", "<!-- baselines.py: end -->"
 
 
+def publish(results: Path, name: str, data: Any, lines: Sequence[str]) -> None:
+    """Write ``NAME.json`` and the generated part of ``NAME.md`` in ``results``, and print
+    the page's lines."""
+    results.mkdir(parents=True, exist_ok=True)
+    (results / f"{name}.json").write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+    write_page(results / f"{name}.md", lines)
+    print("\n".join(lines))
+
+
 def write_page(path: Path, lines: Sequence[str]) -> None:
     """Write the generated part between the BEGIN and END markers of ``path`` (the prose
     around them is kept); a new page is the generated part alone."""
@@ -381,10 +390,7 @@ def main(argv: Sequence[str] | None = None) -> None:
                    f"({imp['ci95'][0]:.3f}-{imp['ci95'][1]:.3f}).", ""]
         md += [f"![learning curves]({png.name})", ""]
         report["envs"][env] = entry
-    (a.results / f"{a.name}.json").write_text(json.dumps(report, indent=1) + "\n",
-                                              encoding="utf-8")
-    write_page(a.results / f"{a.name}.md", md)
-    print("\n".join(md))
+    publish(a.results, a.name, report, md)
 
 
 if __name__ == "__main__":

@@ -51,7 +51,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:  # run as a script: experiments/baselines.py beside it
     sys.path.insert(0, str(ROOT))
 
-from experiments.baselines import ALL, aggregate, fmt, shown, write_page  # noqa: E402
+from experiments.baselines import ALL, aggregate, fmt, publish, shown  # noqa: E402
 
 RUNGS = ("ladder:1", "ladder:2", "ladder:3")
 TRAIN_OPPONENTS = ("ladder:2", "ladder:3")
@@ -307,11 +307,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     md = [f"Command: `{data['command']}` (resumable; `--aggregate-only` rewrites this from "
           f"{shown(a.out)}). Wall time of the run: {wall / 60:.0f} min.", "",
           f"Machine: `{data['uptime']}`; {data['machine']}.", "", *md]
-    a.results.mkdir(parents=True, exist_ok=True)
-    (a.results / f"{a.name}.json").write_text(json.dumps(data, indent=1) + "\n",
-                                              encoding="utf-8")
-    write_page(a.results / f"{a.name}.md", md)
-    print("\n".join(md))
+    publish(a.results, a.name, data, md)
 
 
 if __name__ == "__main__":
